@@ -1,0 +1,57 @@
+# Attention Zoo: the only build.  `make test` and `make train` work on a fresh
+# Debian machine: every target that needs a library depends on `deps`.
+CXX      ?= g++
+BUILD    ?= build
+OPT      ?= -O3 -march=native
+CXXFLAGS ?= $(OPT) -g -std=c++17 -fopenmp -Wall -Wextra -Wno-unused-parameter -MMD -MP
+CPPFLAGS += -I. -I/usr/include/stb
+LDLIBS   += -lopenblas -lstb -lz -lfftw3f -lpthread
+ARFLAGS  = rcs
+
+LIB_SRC  := $(wildcard autograd/*.cpp nn/*.cpp attention/*.cpp mlp_mixer/*.cpp data/*.cpp train/*.cpp)
+LIB_SRC  := $(filter-out train/main.cpp train/bench_core.cpp,$(LIB_SRC))
+LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/test_*.cpp)
+TEST_BIN := $(TEST_SRC:tests/%.cpp=$(BUILD)/tests/%)
+LIB      := $(BUILD)/libattnzoo.a
+DEPS_OK  := $(BUILD)/.deps-ok
+
+.PHONY: all test clean deps bench-core train data
+all: $(LIB) $(TEST_BIN) $(if $(wildcard train/main.cpp),$(BUILD)/attnzoo) $(BUILD)/bench_core
+
+# ---- dependencies: Debian packages only, installed when missing -----------
+DEB_PKGS := libopenblas-openmp-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist
+deps: $(DEPS_OK)
+$(DEPS_OK): .ci/deps.sh
+	@bash .ci/deps.sh $(DEB_PKGS)
+	@mkdir -p $(BUILD) && touch $@
+
+# ---- objects, library, binaries ---------------------------------------------
+$(BUILD)/%.o: %.cpp | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) $(ARFLAGS) $@ $^
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(BUILD)/tests/doctest_main.o $(LIB)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/attnzoo: $(BUILD)/train/main.o $(LIB)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/bench_core: $(BUILD)/train/bench_core.o $(LIB)
+	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
+# ---- tests: every suite runs, the summary line counts them all ----------------
+test: $(TEST_BIN)
+	@bash tests/run_all.sh $(TEST_BIN)
+
+bench-core: $(BUILD)/bench_core
+	OMP_NUM_THREADS=2 $(BUILD)/bench_core
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(LIB_OBJ:.o=.d) $(TEST_BIN:%=%.d) $(BUILD)/tests/doctest_main.d $(BUILD)/train/main.d $(BUILD)/train/bench_core.d

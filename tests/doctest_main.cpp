@@ -1,0 +1,3 @@
+// The doctest main shared by every test suite.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs every test binary given, echoes their output, and ends with one line
+# `tests: N passed, M failed` summed over doctest's own summaries.
+passed=0; failed=0; status=0
+for t in "$@"; do
+  echo "== $t"
+  out=$(OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} "$t" 2>&1); rc=$?
+  echo "$out" | tail -n 40
+  line=$(echo "$out" | grep -E '^\[doctest\] test cases:' | tail -n 1)
+  if [ -z "$line" ]; then
+    echo "!! $t produced no doctest summary (exit $rc)"; failed=$((failed+1)); status=1; continue
+  fi
+  p=$(echo "$line" | sed -E 's/.*\| *([0-9]+) passed.*/\1/')
+  f=$(echo "$line" | sed -E 's/.*\| *([0-9]+) failed.*/\1/')
+  passed=$((passed+p)); failed=$((failed+f))
+  [ "$rc" -ne 0 ] && status=1
+done
+echo "tests: $passed passed, $failed failed"
+exit $status
