@@ -1,0 +1,39 @@
+// Helpers shared by the op definitions (not part of the public API).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace az {
+
+// Below this many elements a loop is not worth waking a second thread for.
+constexpr int64_t kParallelMin = 1 << 15;
+
+Shape broadcast_shape(const char* op, const Shape& a, const Shape& b);
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
+
+// A negative axis counts from the end; out of range is an error naming the op.
+inline int norm_axis(const char* op, int axis, int64_t rank) {
+  int a = axis < 0 ? axis + int(rank) : axis;
+  if (a < 0 || a >= rank)
+    fail(std::string(op) + ": axis " + std::to_string(axis) + " out of range for a " + std::to_string(rank) +
+         "-d tensor");
+  return a;
+}
+
+// x viewed as [outer, n, inner] around `axis`.
+struct AxisView {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+inline AxisView axis_view(const Shape& s, int axis) {
+  AxisView v;
+  for (int i = 0; i < (int)s.size(); ++i) {
+    if (i < axis) v.outer *= s[i];
+    else if (i == axis) v.n = s[i];
+    else v.inner *= s[i];
+  }
+  return v;
+}
+
+}  // namespace az

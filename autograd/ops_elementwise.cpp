@@ -1,0 +1,285 @@
+// Elementwise ops: binary with numpy broadcasting, unary maps, masks, dropout.
+//
+// Broadcasting: shapes are aligned at the right; a dimension of 1 (or a
+// missing one) repeats.  Backward sums the gradient over repeated dimensions.
+#include <cmath>
+#include <cstring>
+
+#include "autograd/internal.h"
+#include "autograd/ops.h"
+
+namespace az {
+
+IntTensor::IntTensor(Shape s, std::vector<int32_t> d) : shape(std::move(s)), data(std::move(d)) {
+  if ((int64_t)data.size() != numel_of(shape))
+    fail("IntTensor: " + std::to_string(data.size()) + " values for shape " + shape_str(shape));
+}
+
+// ---- broadcasting plan ------------------------------------------------------
+Shape broadcast_shape(const char* op, const Shape& a, const Shape& b) {
+  size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1)
+      fail(std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Strides of `in` read as if it had shape `out` (0 on repeated dimensions).
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
+  size_t r = out.size(), off = r - in.size();
+  std::vector<int64_t> st(r, 0);
+  int64_t s = 1;
+  for (size_t i = r; i-- > off;) {
+    st[i] = in[i - off] == 1 ? 0 : s;
+    s *= in[i - off];
+  }
+  return st;
+}
+
+// Offset of element `i` (flat, in `out`) within an input with strides `st`.
+static inline int64_t bcast_offset(int64_t i, const Shape& out, const std::vector<int64_t>& st) {
+  int64_t off = 0;
+  for (size_t k = out.size(); k-- > 0;) {
+    int64_t d = out[k];
+    off += (i % d) * st[k];
+    i /= d;
+  }
+  return off;
+}
+
+// Calls f(i, ia, ib) for every output element, rows in parallel.
+template <class F>
+static void bcast_each(const Shape& out, const Shape& sa, const Shape& sb, F f, bool parallel) {
+  int64_t n = numel_of(out);
+  if (n == 0) return;
+  auto ta = broadcast_strides(sa, out), tb = broadcast_strides(sb, out);
+  int64_t inner = out.empty() ? 1 : out.back();
+  int64_t rows = n / inner, ia_s = out.empty() ? 0 : ta.back(), ib_s = out.empty() ? 0 : tb.back();
+#pragma omp parallel for if (parallel && n > kParallelMin)
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t ia = bcast_offset(r * inner, out, ta), ib = bcast_offset(r * inner, out, tb);
+    for (int64_t j = 0; j < inner; ++j) f(r * inner + j, ia + j * ia_s, ib + j * ib_s);
+  }
+}
+
+// dA and dB are d(out)/da and d(out)/db as functions of (a, b).
+template <class Fwd, class DA, class DB>
+static Tensor binary(const char* name, const Tensor& a, const Tensor& b, Fwd fwd, DA da, DB db) {
+  OpScope prof(name);
+  Shape out = a.shape() == b.shape() ? a.shape() : broadcast_shape(name, a.shape(), b.shape());
+  Tensor y = Tensor::empty(out);
+  const float *pa = a.data(), *pb = b.data();
+  float* py = y.data();
+  int64_t n = y.numel();
+  if (a.shape() == b.shape()) {
+#pragma omp parallel for simd if (n > kParallelMin)
+    for (int64_t i = 0; i < n; ++i) py[i] = fwd(pa[i], pb[i]);
+  } else {
+    bcast_each(out, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) { py[i] = fwd(pa[ia], pb[ib]); },
+               true);
+  }
+  if (needs_grad({&a, &b}))
+    attach(y, name, {a, b}, [a, b, da, db](const Tensor& y) {
+      const float *pa = a.data(), *pb = b.data(), *g = y.grad_data();
+      int64_t n = y.numel();
+      bool same = a.shape() == b.shape();
+      if (a.requires_grad()) {
+        float* ga = a.grad_data();
+        if (a.shape() == y.shape() && same) {
+#pragma omp parallel for simd if (n > kParallelMin)
+          for (int64_t i = 0; i < n; ++i) ga[i] += g[i] * da(pa[i], pb[i]);
+        } else {
+          // a's elements may repeat: accumulate serially unless a has the output's shape.
+          bcast_each(y.shape(), a.shape(), b.shape(),
+                     [&](int64_t i, int64_t ia, int64_t ib) { ga[ia] += g[i] * da(pa[ia], pb[ib]); },
+                     a.shape() == y.shape());
+        }
+      }
+      if (b.requires_grad()) {
+        float* gb = b.grad_data();
+        if (b.shape() == y.shape() && same) {
+#pragma omp parallel for simd if (n > kParallelMin)
+          for (int64_t i = 0; i < n; ++i) gb[i] += g[i] * db(pa[i], pb[i]);
+        } else {
+          bcast_each(y.shape(), a.shape(), b.shape(),
+                     [&](int64_t i, int64_t ia, int64_t ib) { gb[ib] += g[i] * db(pa[ia], pb[ib]); },
+                     b.shape() == y.shape());
+        }
+      }
+    });
+  return y;
+}
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  return binary(
+      "add", a, b, [](float x, float y) { return x + y; }, [](float, float) { return 1.0f; },
+      [](float, float) { return 1.0f; });
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  return binary(
+      "sub", a, b, [](float x, float y) { return x - y; }, [](float, float) { return 1.0f; },
+      [](float, float) { return -1.0f; });
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return binary(
+      "mul", a, b, [](float x, float y) { return x * y; }, [](float, float y) { return y; },
+      [](float x, float) { return x; });
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  return binary(
+      "div", a, b, [](float x, float y) { return x / y; }, [](float, float y) { return 1.0f / y; },
+      [](float x, float y) { return -x / (y * y); });
+}
+
+// ---- unary maps: y = f(x), dy/dx = df(x, y) -----------------------------------------
+template <class F, class DF>
+static Tensor unary(const char* name, const Tensor& x, F f, DF df) {
+  OpScope prof(name);
+  Tensor y = Tensor::empty(x.shape());
+  const float* px = x.data();
+  float* py = y.data();
+  int64_t n = x.numel();
+#pragma omp parallel for simd if (n > kParallelMin)
+  for (int64_t i = 0; i < n; ++i) py[i] = f(px[i]);
+  if (needs_grad({&x}))
+    attach(y, name, {x}, [x, df](const Tensor& y) {
+      const float *px = x.data(), *py = y.data(), *g = y.grad_data();
+      float* gx = x.grad_data();
+      int64_t n = x.numel();
+#pragma omp parallel for simd if (n > kParallelMin)
+      for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * df(px[i], py[i]);
+    });
+  return y;
+}
+
+Tensor add_scalar(const Tensor& x, float s) {
+  return unary("add_scalar", x, [s](float v) { return v + s; }, [](float, float) { return 1.0f; });
+}
+Tensor mul_scalar(const Tensor& x, float s) {
+  return unary("mul_scalar", x, [s](float v) { return v * s; }, [s](float, float) { return s; });
+}
+Tensor neg(const Tensor& x) {
+  return unary("neg", x, [](float v) { return -v; }, [](float, float) { return -1.0f; });
+}
+Tensor exp(const Tensor& x) {
+  return unary("exp", x, [](float v) { return std::exp(v); }, [](float, float y) { return y; });
+}
+Tensor log(const Tensor& x) {
+  return unary("log", x, [](float v) { return std::log(v); }, [](float v, float) { return 1.0f / v; });
+}
+Tensor sqrt(const Tensor& x) {
+  return unary("sqrt", x, [](float v) { return std::sqrt(v); }, [](float, float y) { return 0.5f / y; });
+}
+Tensor pow(const Tensor& x, float p) {
+  return unary(
+      "pow", x, [p](float v) { return std::pow(v, p); },
+      [p](float v, float) { return p * std::pow(v, p - 1.0f); });
+}
+Tensor tanh(const Tensor& x) {
+  return unary("tanh", x, [](float v) { return std::tanh(v); }, [](float, float y) { return 1.0f - y * y; });
+}
+Tensor sigmoid(const Tensor& x) {
+  return unary(
+      "sigmoid", x, [](float v) { return 1.0f / (1.0f + std::exp(-v)); },
+      [](float, float y) { return y * (1.0f - y); });
+}
+Tensor relu(const Tensor& x) {
+  return unary(
+      "relu", x, [](float v) { return v > 0 ? v : 0.0f; }, [](float v, float) { return v > 0 ? 1.0f : 0.0f; });
+}
+Tensor elu(const Tensor& x, float alpha) {
+  return unary(
+      "elu", x, [alpha](float v) { return v > 0 ? v : alpha * (std::exp(v) - 1.0f); },
+      [alpha](float v, float y) { return v > 0 ? 1.0f : y + alpha; });
+}
+Tensor sin(const Tensor& x) {
+  return unary("sin", x, [](float v) { return std::sin(v); }, [](float v, float) { return std::cos(v); });
+}
+Tensor cos(const Tensor& x) {
+  return unary("cos", x, [](float v) { return std::cos(v); }, [](float v, float) { return -std::sin(v); });
+}
+
+// GELU, tanh form: y = x/2 (1 + tanh(u)), u = c (x + 0.044715 x^3), c = sqrt(2/pi).
+// dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 * 0.044715 x^2).
+Tensor gelu(const Tensor& x) {
+  constexpr float c = 0.7978845608028654f, k = 0.044715f;
+  return unary(
+      "gelu", x, [](float v) { return 0.5f * v * (1.0f + std::tanh(c * (v + k * v * v * v))); },
+      [](float v, float) {
+        float t = std::tanh(c * (v + k * v * v * v));
+        return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * c * (1.0f + 3.0f * k * v * v);
+      });
+}
+
+// ---- masks ------------------------------------------------------------------------
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  OpScope prof("where");
+  Shape ab = broadcast_shape("where", a.shape(), b.shape());
+  Shape out = broadcast_shape("where", cond.shape(), ab);
+  if (out != ab)
+    fail("where: condition " + shape_str(cond.shape()) + " is larger than the values' shape " + shape_str(ab));
+  Tensor y = Tensor::empty(out);
+  auto tc = broadcast_strides(cond.shape(), out), ta = broadcast_strides(a.shape(), out),
+       tb = broadcast_strides(b.shape(), out);
+  const float *pc = cond.data(), *pa = a.data(), *pb = b.data();
+  float* py = y.data();
+  int64_t n = y.numel();
+#pragma omp parallel for if (n > kParallelMin)
+  for (int64_t i = 0; i < n; ++i)
+    py[i] = pc[bcast_offset(i, out, tc)] != 0 ? pa[bcast_offset(i, out, ta)] : pb[bcast_offset(i, out, tb)];
+  if (needs_grad({&a, &b}))
+    attach(y, "where", {a, b}, [cond, a, b](const Tensor& y) {
+      const Shape& out = y.shape();
+      auto tc = broadcast_strides(cond.shape(), out), ta = broadcast_strides(a.shape(), out),
+           tb = broadcast_strides(b.shape(), out);
+      const float *pc = cond.data(), *g = y.grad_data();
+      float* ga = a.requires_grad() ? a.grad_data() : nullptr;
+      float* gb = b.requires_grad() ? b.grad_data() : nullptr;
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        if (pc[bcast_offset(i, out, tc)] != 0) {
+          if (ga) ga[bcast_offset(i, out, ta)] += g[i];
+        } else if (gb) {
+          gb[bcast_offset(i, out, tb)] += g[i];
+        }
+      }
+    });
+  return y;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, float value) {
+  Tensor fill = Tensor::scalar(value);
+  return where(mask, fill, x);
+}
+
+Tensor dropout(const Tensor& x, float p, bool training, Rng& rng) {
+  if (p < 0 || p >= 1) fail("dropout: p must be in [0, 1), got " + std::to_string(p));
+  if (!training || p == 0) return x;
+  OpScope prof("dropout");
+  // Keep mask from a counter-based hash of one draw: parallel and reproducible.
+  uint64_t key = rng.next_u64();
+  uint64_t thresh = uint64_t(double(p) * 18446744073709551615.0);
+  float scale = 1.0f / (1.0f - p);
+  Tensor y = Tensor::empty(x.shape());
+  const float* px = x.data();
+  float* py = y.data();
+  int64_t n = x.numel();
+#pragma omp parallel for if (n > kParallelMin)
+  for (int64_t i = 0; i < n; ++i) py[i] = hash64(key ^ uint64_t(i) * 0x9e3779b97f4a7c15ULL) < thresh ? 0.f : px[i] * scale;
+  if (needs_grad({&x}))
+    attach(y, "dropout", {x}, [x, key, thresh, scale](const Tensor& y) {
+      const float* g = y.grad_data();
+      float* gx = x.grad_data();
+      int64_t n = x.numel();
+#pragma omp parallel for if (n > kParallelMin)
+      for (int64_t i = 0; i < n; ++i)
+        if (hash64(key ^ uint64_t(i) * 0x9e3779b97f4a7c15ULL) >= thresh) gx[i] += g[i] * scale;
+    });
+  return y;
+}
+
+}  // namespace az

@@ -1,0 +1,123 @@
+// Matrix products through cblas_sgemm, with transpose flags instead of copies.
+//
+// C = op(A) op(B).  With A' = op(A) [M,K] and B' = op(B) [K,N]:
+//   dA' = dC B'^T,  dB' = A'^T dC.
+// A transposed operand's gradient is the transpose of that, which sgemm again
+// gets by flags.  Gradients accumulate (beta = 1) straight into the buffers.
+//
+// Batched products run the batch in parallel with OpenMP; OpenBLAS's OpenMP
+// build runs single-threaded inside a parallel region, so both cores stay busy
+// on the small per-head products of attention.  One big product (or a batch of
+// one) uses OpenBLAS's own threads.
+#include <cblas.h>
+
+#include "autograd/internal.h"
+#include "autograd/ops.h"
+
+namespace az {
+
+namespace {
+// C [M,N] (+)= op(A) op(B), A stored [M,K] or [K,M] (ta), B [K,N] or [N,K] (tb).
+inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
+                 float* C) {
+  if (M == 0 || N == 0) return;
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
+              1.0f, A, int(ta ? M : K), B, int(tb ? K : N), beta, C, int(N));
+}
+
+Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+
+struct Plan {
+  int64_t batch = 1, M, N, K;
+  bool a_batched, b_batched;
+  Shape out;
+};
+
+Plan plan(const Tensor& a, const Tensor& b, bool ta, bool tb) {
+  auto err = [&](const std::string& why) {
+    fail("matmul: a " + shape_str(a.shape()) + (ta ? "^T" : "") + " and b " + shape_str(b.shape()) + (tb ? "^T" : "") +
+         ": " + why);
+  };
+  if (a.dim() < 2 || b.dim() < 2) err("both operands need at least 2 dimensions");
+  Plan p;
+  const Shape &sa = a.shape(), &sb = b.shape();
+  int64_t ar = sa[sa.size() - 2], ac = sa.back(), br = sb[sb.size() - 2], bc = sb.back();
+  p.M = ta ? ac : ar;
+  p.K = ta ? ar : ac;
+  int64_t kb = tb ? bc : br;
+  p.N = tb ? br : bc;
+  if (p.K != kb) err("inner dimensions " + std::to_string(p.K) + " and " + std::to_string(kb) + " differ");
+  p.a_batched = a.dim() > 2;
+  p.b_batched = b.dim() > 2;
+  if (p.a_batched && p.b_batched && batch_of(sa) != batch_of(sb))
+    err("batch dimensions " + shape_str(batch_of(sa)) + " and " + shape_str(batch_of(sb)) + " differ");
+  p.out = p.a_batched ? batch_of(sa) : p.b_batched ? batch_of(sb) : Shape{};
+  p.batch = numel_of(p.out);
+  p.out.push_back(p.M);
+  p.out.push_back(p.N);
+  return p;
+}
+
+// Runs f(i) for every batch entry: in parallel for many small products.
+template <class F>
+void for_batch(int64_t batch, int64_t work, F f) {
+  if (batch == 1) return f(0);
+#pragma omp parallel for schedule(dynamic, 1) if (work > 4 * kParallelMin)
+  for (int64_t i = 0; i < batch; ++i) f(i);
+}
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
+  OpScope prof("matmul");
+  Plan p = plan(a, b, ta, tb);
+  Tensor c = Tensor::empty(p.out);
+  int64_t sA = p.a_batched ? p.M * p.K : 0, sB = p.b_batched ? p.K * p.N : 0, sC = p.M * p.N;
+  int64_t work = p.batch * p.M * p.N * p.K;
+  const float *A = a.data(), *B = b.data();
+  float* C = c.data();
+  if (!p.b_batched && !ta && p.a_batched) {
+    gemm(false, tb, p.batch * p.M, p.N, p.K, A, B, 0.0f, C);  // [batch*M, K] x [K, N]: one product
+  } else {
+    for_batch(p.batch, work, [&](int64_t i) { gemm(ta, tb, p.M, p.N, p.K, A + i * sA, B + i * sB, 0.0f, C + i * sC); });
+  }
+  if (needs_grad({&a, &b}))
+    attach(c, "matmul", {a, b}, [a, b, ta, tb, p, sA, sB, sC, work](const Tensor& c) {
+      const float *A = a.data(), *B = b.data(), *G = c.grad_data();
+      if (a.requires_grad()) {
+        float* dA = a.grad_data();
+        if (!ta && !p.b_batched && p.a_batched) {
+          gemm(false, !tb, p.batch * p.M, p.K, p.N, G, B, 1.0f, dA);  // dA = dC B'^T in one product
+        } else if (!p.a_batched && p.batch > 1) {
+          // a is shared by the batch: sum the per-entry gradients serially (same buffer).
+          for (int64_t i = 0; i < p.batch; ++i)
+            if (!ta) gemm(false, !tb, p.M, p.K, p.N, G + i * sC, B + i * sB, 1.0f, dA);
+            else gemm(tb, true, p.K, p.M, p.N, B + i * sB, G + i * sC, 1.0f, dA);
+        } else {
+          for_batch(p.batch, work, [&](int64_t i) {
+            if (!ta) gemm(false, !tb, p.M, p.K, p.N, G + i * sC, B + i * sB, 1.0f, dA + i * sA);  // dC B'^T
+            else gemm(tb, true, p.K, p.M, p.N, B + i * sB, G + i * sC, 1.0f, dA + i * sA);     // B' dC^T
+          });
+        }
+      }
+      if (b.requires_grad()) {
+        float* dB = b.grad_data();
+        if (!ta && !p.b_batched && p.a_batched) {
+          // A' is [batch*M, K]: dB' = A'^T dC over all rows in one product.
+          if (!tb) gemm(true, false, p.K, p.N, p.batch * p.M, A, G, 1.0f, dB);
+          else gemm(true, false, p.N, p.K, p.batch * p.M, G, A, 1.0f, dB);
+        } else if (!p.b_batched && p.batch > 1) {
+          for (int64_t i = 0; i < p.batch; ++i)
+            if (!tb) gemm(!ta, false, p.K, p.N, p.M, A + i * sA, G + i * sC, 1.0f, dB);
+            else gemm(true, ta, p.N, p.K, p.M, G + i * sC, A + i * sA, 1.0f, dB);
+        } else {
+          for_batch(p.batch, work, [&](int64_t i) {
+            if (!tb) gemm(!ta, false, p.K, p.N, p.M, A + i * sA, G + i * sC, 1.0f, dB + i * sB);  // A'^T dC
+            else gemm(true, ta, p.N, p.K, p.M, G + i * sC, A + i * sA, 1.0f, dB + i * sB);      // dC^T A'
+          });
+        }
+      }
+    });
+  return c;
+}
+
+}  // namespace az

@@ -1,0 +1,155 @@
+// Tensor: a float32, contiguous, row-major array with reverse-mode autograd.
+//
+// A Tensor is a cheap handle (shared_ptr) to a TensorImpl holding the shape,
+// the storage, the gradient and the Node that produced it.  Every op (ops.h)
+// computes its result and, when an input needs a gradient, attaches a Node
+// whose closure reads the output's gradient and accumulates (+=) into the
+// inputs' gradients.  backward() sorts the graph iteratively (no recursion:
+// graphs get 100k ops deep), walks it in reverse, and frees it afterwards.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace az {
+
+using Shape = std::vector<int64_t>;
+std::string shape_str(const Shape& s);  // "[3,5,7]"
+int64_t numel_of(const Shape& s);       // product; 1 for the 0-d shape []
+
+// Thrown for shape mismatches, bad indices and bad arguments to ops. The
+// message is one line naming the op and what was expected.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void fail(const std::string& msg);
+
+// Float buffer from a size-bucketed caching pool: a training step allocates
+// the same sizes every time, so after the first step nothing hits malloc.
+struct Storage {
+  explicit Storage(size_t n);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  float* data;
+  size_t n;
+};
+size_t pool_cached_bytes();
+void pool_release();  // return every cached buffer to the system
+
+// One seeded random source for everything random (xoshiro256**).  Its whole
+// state is four words, saved in checkpoints.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed = 0x5eed) { seed_with(seed); }
+  void seed_with(uint64_t seed);
+  uint64_t next_u64();
+  float uniform();                 // [0, 1)
+  float normal();                  // N(0, 1), Box-Muller
+  int64_t randint(int64_t n);      // [0, n)
+  std::array<uint64_t, 4> state() const { return s_; }
+  void set_state(const std::array<uint64_t, 4>& s) { s_ = s; }
+ private:
+  std::array<uint64_t, 4> s_{};
+};
+Rng& global_rng();
+uint64_t hash64(uint64_t x);  // splitmix64 finaliser: counter-based randomness
+
+struct Node;
+class Tensor;
+
+struct TensorImpl {
+  Shape shape;
+  std::shared_ptr<Storage> storage;
+  std::shared_ptr<Storage> grad;  // allocated zeroed on first accumulation
+  bool requires_grad = false;
+  std::shared_ptr<Node> node;     // the op that made this tensor; null for leaves
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  static Tensor empty(const Shape& s);  // uninitialised
+  static Tensor zeros(const Shape& s);
+  static Tensor ones(const Shape& s);
+  static Tensor full(const Shape& s, float v);
+  static Tensor scalar(float v);
+  static Tensor from(const Shape& s, const std::vector<float>& v);
+  static Tensor randn(const Shape& s, float std = 1.0f, Rng& rng = global_rng());
+  static Tensor uniform(const Shape& s, float lo, float hi, Rng& rng = global_rng());
+
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const { return impl_->shape; }
+  int64_t dim() const { return (int64_t)impl_->shape.size(); }
+  int64_t size(int64_t axis) const;  // negative axes count from the end
+  int64_t numel() const { return numel_of(impl_->shape); }
+  float* data() const { return impl_->storage->data; }
+  float item() const;
+  std::vector<float> to_vector() const;
+
+  bool requires_grad() const { return impl_ && impl_->requires_grad; }
+  Tensor& set_requires_grad(bool r = true);
+  bool has_grad() const { return impl_->grad != nullptr; }
+  float* grad_data() const;     // allocates a zeroed gradient when absent
+  Tensor grad() const;          // a tensor sharing the gradient buffer (undefined if none)
+  void zero_grad() { impl_->grad.reset(); }
+  void backward() const;                        // root must hold one element
+  void backward(const Tensor& grad_output) const;
+
+  Tensor detach() const;  // same storage, no graph
+  Tensor clone() const;   // a copy of the data, no graph
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<Node>& node() const { return impl_->node; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// The backward half of an op: reads out's gradient, accumulates into inputs'.
+struct Node {
+  const char* name;
+  std::vector<Tensor> inputs;
+  std::function<void(const Tensor& out)> backward;
+};
+
+// Graph building is on by default; NoGradGuard turns it off in a scope.
+bool grad_enabled();
+struct NoGradGuard {
+  NoGradGuard();
+  ~NoGradGuard();
+  bool prev_;
+};
+
+// Used by op definitions: true when the result needs a Node.
+bool needs_grad(std::initializer_list<const Tensor*> inputs);
+// Links `out` to its inputs with the backward closure (captures by value only
+// what backward needs; it receives the output, so it never owns it).
+void attach(Tensor& out, const char* name, std::vector<Tensor> inputs,
+            std::function<void(const Tensor&)> backward);
+
+// Per-op timing for --profile: forward time by RAII scope in each op,
+// backward time in the engine.  Off by default; one branch when off.
+struct Profiler {
+  static bool enabled;
+  static void record(const char* name, bool backward, double seconds);
+  static std::string table();  // sorted by total time
+  static void reset();
+};
+struct OpScope {
+  explicit OpScope(const char* name);
+  ~OpScope();
+  const char* name_;
+  double t0_;
+};
+
+// With anomaly detection on, the engine checks every gradient it produces and
+// names the op whose backward first made a NaN or Inf.
+struct Anomaly {
+  static bool enabled;
+};
+
+}  // namespace az

@@ -1,0 +1,374 @@
+// The autograd core: every op gradient-checked on odd sizes (3x5x7 and
+// friends), broadcasting included; the engine's guarantees; error messages.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "autograd/gradcheck.h"
+#include "autograd/ops.h"
+
+using namespace az;
+
+namespace {
+Rng rng(42);
+Tensor param(const Shape& s, float lo = -1.0f, float hi = 1.0f) {
+  return Tensor::uniform(s, lo, hi, rng).set_requires_grad();
+}
+void check_grad(const TensorFn& f, std::vector<Tensor> in, double eps = 1e-2, double atol = 2e-3, double rtol = 2e-2) {
+  GradcheckResult r = gradcheck(f, in, eps, atol, rtol);
+  INFO("worst: " << r.worst);
+  CHECK(r.ok);
+}
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("binary ops with broadcasting are gradient-checked") {
+  struct Case {
+    Shape a, b;
+  };
+  std::vector<Case> cases = {{{3, 5, 7}, {3, 5, 7}},  // equal shapes
+                             {{3, 5, 7}, {7}},        // trailing vector (a bias)
+                             {{3, 5, 7}, {}},         // scalar
+                             {{5, 7}, {3, 5, 7}},     // leading-dimension broadcast
+                             {{3, 1, 7}, {1, 5, 1}}}; // both sides repeat
+  for (auto& c : cases) {
+    CAPTURE(shape_str(c.a));
+    CAPTURE(shape_str(c.b));
+    Tensor a = param(c.a), b = param(c.b, 0.5f, 2.0f);  // b away from 0 for div
+    check_grad([](auto& v) { return add(v[0], v[1]); }, {a, b});
+    check_grad([](auto& v) { return sub(v[0], v[1]); }, {a, b});
+    check_grad([](auto& v) { return mul(v[0], v[1]); }, {a, b});
+    check_grad([](auto& v) { return div(v[0], v[1]); }, {a, b});
+  }
+}
+
+TEST_CASE("unary ops are gradient-checked") {
+  Tensor x = param({3, 5, 7});
+  Tensor pos = param({3, 5, 7}, 0.5f, 2.0f);
+  check_grad([](auto& v) { return neg(v[0]); }, {x});
+  check_grad([](auto& v) { return exp(v[0]); }, {x});
+  check_grad([](auto& v) { return log(v[0]); }, {pos});
+  check_grad([](auto& v) { return sqrt(v[0]); }, {pos});
+  check_grad([](auto& v) { return pow(v[0], 3.0f); }, {x});
+  check_grad([](auto& v) { return pow(v[0], -1.5f); }, {pos});
+  check_grad([](auto& v) { return tanh(v[0]); }, {x});
+  check_grad([](auto& v) { return sigmoid(v[0]); }, {x});
+  check_grad([](auto& v) { return gelu(v[0]); }, {x});
+  check_grad([](auto& v) { return elu(v[0]); }, {x});
+  check_grad([](auto& v) { return sin(v[0]); }, {x});
+  check_grad([](auto& v) { return cos(v[0]); }, {x});
+  check_grad([](auto& v) { return add_scalar(mul_scalar(v[0], 2.5f), 1.0f); }, {x});
+  // relu away from the kink
+  Tensor r = Tensor::uniform({3, 5, 7}, 0.1f, 1.0f, rng);
+  for (int64_t i = 0; i < r.numel(); i += 2) r.data()[i] = -r.data()[i];
+  r.set_requires_grad();
+  check_grad([](auto& v) { return relu(v[0]); }, {r});
+}
+
+TEST_CASE("gelu is the tanh approximation") {
+  Tensor x = Tensor::from({3}, {-1.0f, 0.0f, 2.0f});
+  Tensor y = gelu(x);
+  CHECK(y.data()[0] == doctest::Approx(-0.158808).epsilon(1e-4));
+  CHECK(y.data()[1] == doctest::Approx(0.0));
+  CHECK(y.data()[2] == doctest::Approx(1.954597).epsilon(1e-4));
+}
+
+TEST_CASE("reductions are gradient-checked") {
+  Tensor x = param({3, 5, 7});
+  // max needs values further apart than the finite-difference step: a shuffled ramp.
+  Tensor distinct = Tensor::empty({3, 5, 7});
+  for (int64_t i = 0; i < 105; ++i) distinct.data()[i] = 0.05f * float((i * 37) % 105) - 2.6f;
+  distinct.set_requires_grad();
+  for (int axis : {0, 1, 2, -1}) {
+    CAPTURE(axis);
+    check_grad([axis](auto& v) { return sum(v[0], axis); }, {x});
+    check_grad([axis](auto& v) { return mean(v[0], axis, true); }, {x});
+    check_grad([axis](auto& v) { return max(v[0], axis); }, {distinct});
+    check_grad([axis](auto& v) { return cumsum(v[0], axis); }, {x});
+  }
+  check_grad([](auto& v) { return sum(v[0]); }, {x});
+  check_grad([](auto& v) { return mean(v[0]); }, {x});
+  check_grad([](auto& v) { return max(v[0]); }, {distinct});
+  CHECK(sum(x, 1).shape() == Shape{3, 7});
+  CHECK(mean(x, 1, true).shape() == Shape{3, 1, 7});
+}
+
+TEST_CASE("softmax and log-softmax, with additive and boolean masks") {
+  Tensor x = param({3, 5, 7}, -3, 3);
+  check_grad([](auto& v) { return softmax(v[0]); }, {x});
+  check_grad([](auto& v) { return log_softmax(v[0]); }, {x});
+  // boolean key mask [3,1,7], broadcast over the middle axis; column 6 masked everywhere.
+  std::vector<float> m(21, 0.0f);
+  for (int b = 0; b < 3; ++b) m[b * 7 + 6] = 1, m[b * 7 + b] = 1;
+  Tensor mask = Tensor::from({3, 1, 7}, m);
+  check_grad([mask](auto& v) { return softmax(v[0], mask, true); }, {x});
+  Tensor y = softmax(x, mask, true);
+  for (int64_t r = 0; r < 15; ++r) {
+    float s = 0;
+    for (int j = 0; j < 7; ++j) s += y.data()[r * 7 + j];
+    CHECK(s == doctest::Approx(1.0f).epsilon(1e-5));
+    CHECK(y.data()[r * 7 + 6] == 0.0f);
+  }
+  // additive mask equals adding it by hand
+  Tensor add_mask = Tensor::uniform({7}, -2, 2, rng);
+  Tensor y1 = softmax(x, add_mask), y2 = softmax(add(x, add_mask));
+  for (int64_t i = 0; i < y1.numel(); ++i) CHECK(y1.data()[i] == doctest::Approx(y2.data()[i]).epsilon(1e-5));
+  check_grad([add_mask](auto& v) { return log_softmax(v[0], add_mask); }, {x});
+  // a fully masked row gives zeros, not NaN
+  Tensor all = Tensor::ones({7});
+  Tensor z = softmax(x, all, true);
+  for (int64_t i = 0; i < z.numel(); ++i) CHECK(z.data()[i] == 0.0f);
+  // stable for huge logits
+  Tensor big = Tensor::from({2}, {1000.0f, 1000.0f});
+  CHECK(softmax(big).data()[0] == doctest::Approx(0.5));
+}
+
+TEST_CASE("cross-entropy: value, gradient and ignore index") {
+  Tensor logits = param({5, 7}, -2, 2);
+  IntTensor labels({5}, {0, 3, 6, -100, 2});
+  check_grad([labels](auto& v) { return cross_entropy(v[0], labels); }, {logits});
+  // value equals -mean log_softmax at the labels, skipping the ignored one
+  Tensor ls = log_softmax(logits);
+  double ref = 0;
+  for (int i : {0, 1, 2, 4}) ref -= ls.data()[i * 7 + labels.data[i]];
+  CHECK(cross_entropy(logits, labels).item() == doctest::Approx(ref / 4).epsilon(1e-5));
+  CHECK(error_of([&] { cross_entropy(logits, IntTensor({5}, {0, 1, 7, 0, 0})); }).find("label 7 at index 2") !=
+        std::string::npos);
+}
+
+TEST_CASE("layer norm is gradient-checked in all three inputs") {
+  Tensor x = param({3, 5, 7}, -2, 2), g = param({7}, 0.5f, 1.5f), b = param({7});
+  check_grad([](auto& v) { return layer_norm(v[0], v[1], v[2]); }, {x, g, b});
+  Tensor y = layer_norm(x, Tensor::ones({7}), Tensor::zeros({7}));
+  for (int64_t r = 0; r < 15; ++r) {
+    double mu = 0, var = 0;
+    for (int j = 0; j < 7; ++j) mu += y.data()[r * 7 + j];
+    mu /= 7;
+    for (int j = 0; j < 7; ++j) var += (y.data()[r * 7 + j] - mu) * (y.data()[r * 7 + j] - mu);
+    CHECK(mu == doctest::Approx(0).epsilon(1e-5));
+    CHECK(var / 7 == doctest::Approx(1).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("matmul: every transpose combination, batched and broadcast, against a naive product") {
+  auto naive = [](const Tensor& a, const Tensor& b, bool ta, bool tb, int64_t batch, bool ab, bool bb) {
+    int64_t M = ta ? a.shape().back() : a.shape()[a.dim() - 2], K = ta ? a.shape()[a.dim() - 2] : a.shape().back();
+    int64_t N = tb ? b.shape()[b.dim() - 2] : b.shape().back();
+    std::vector<float> c(batch * M * N, 0.0f);
+    for (int64_t q = 0; q < batch; ++q)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double s = 0;
+          for (int64_t k = 0; k < K; ++k) {
+            float av = a.data()[(ab ? q * M * K : 0) + (ta ? k * M + i : i * K + k)];
+            float bv = b.data()[(bb ? q * K * N : 0) + (tb ? j * K + k : k * N + j)];
+            s += double(av) * bv;
+          }
+          c[q * M * N + i * N + j] = float(s);
+        }
+    return c;
+  };
+  const int64_t M = 3, K = 5, N = 7, Bt = 4;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (int mode = 0; mode < 4; ++mode) {  // 2-D, both batched, b shared, a shared
+        bool ab = mode == 1 || mode == 2, bb = mode == 1 || mode == 3;
+        Shape sa = ta ? Shape{K, M} : Shape{M, K}, sb = tb ? Shape{N, K} : Shape{K, N};
+        if (ab) sa.insert(sa.begin(), Bt);
+        if (bb) sb.insert(sb.begin(), Bt);
+        CAPTURE(ta);
+        CAPTURE(tb);
+        CAPTURE(mode);
+        Tensor a = param(sa), b = param(sb);
+        Tensor c = matmul(a, b, ta, tb);
+        auto ref = naive(a, b, ta, tb, (ab || bb) ? Bt : 1, ab, bb);
+        REQUIRE(c.numel() == (int64_t)ref.size());
+        for (size_t i = 0; i < ref.size(); ++i) CHECK(c.data()[i] == doctest::Approx(ref[i]).epsilon(1e-4));
+        check_grad([ta, tb](auto& v) { return matmul(v[0], v[1], ta, tb); }, {a, b});
+      }
+  // [B,N,K] x [K,M] with 4-D batch dims
+  Tensor a = param({2, 3, 5, 7}), b = param({2, 3, 7, 4});
+  CHECK(matmul(a, b).shape() == Shape{2, 3, 5, 4});
+  check_grad([](auto& v) { return matmul(v[0], v[1]); }, {a, b});
+  CHECK(error_of([&] { matmul(param({3, 5}), param({4, 7})); }) ==
+        "matmul: a [3,5] and b [4,7]: inner dimensions 5 and 4 differ");
+}
+
+TEST_CASE("shape ops are gradient-checked") {
+  Tensor x = param({3, 5, 7});
+  check_grad([](auto& v) { return reshape(v[0], {5, -1}); }, {x});
+  check_grad([](auto& v) { return permute(v[0], {2, 0, 1}); }, {x});
+  check_grad([](auto& v) { return transpose(v[0], 0, 2); }, {x});
+  check_grad([](auto& v) { return narrow(v[0], 1, 1, 3); }, {x});
+  Tensor y = param({3, 2, 7});
+  check_grad([](auto& v) { return concat({v[0], v[1], v[0]}, 1); }, {x, y});
+  Tensor p = permute(x, {2, 0, 1});
+  CHECK(p.shape() == Shape{7, 3, 5});
+  CHECK(p.data()[(4 * 3 + 2) * 5 + 1] == x.data()[(2 * 5 + 1) * 7 + 4]);
+  CHECK(reshape(x, {105}).data() == x.data());  // a view, not a copy
+}
+
+TEST_CASE("gather, scatter-add, row gather and embedding are gradient-checked") {
+  Tensor x = param({3, 5, 7});
+  std::vector<int32_t> idx(3 * 4 * 7);
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = int32_t((i * 7 + 3) % 5);  // repeats included
+  IntTensor index({3, 4, 7}, idx);
+  check_grad([index](auto& v) { return gather(v[0], 1, index); }, {x});
+  Tensor src = param({3, 4, 7});
+  check_grad([index](auto& v) { return scatter_add(v[0], 1, index, v[1]); }, {x, src});
+  IntTensor rows({3, 6}, {0, 4, 4, 1, 2, 3, 1, 1, 1, 0, 0, 0, 4, 3, 2, 1, 0, 4});
+  check_grad([rows](auto& v) { return gather_rows(v[0], rows); }, {x});
+  Tensor rsrc = param({3, 6, 7});
+  check_grad([rows](auto& v) { return scatter_add_rows(v[0], rows, v[1]); }, {x, rsrc});
+  Tensor g = gather_rows(x, rows);
+  CHECK(g.data()[(1 * 6 + 2) * 7 + 5] == x.data()[(1 * 5 + 1) * 7 + 5]);
+  Tensor w = param({11, 4});
+  IntTensor ids({2, 3}, {0, 10, 3, 3, 5, 0});
+  check_grad([ids](auto& v) { return embedding(v[0], ids); }, {w});
+  CHECK(error_of([&] { embedding(w, IntTensor({1}, {11})); }) == "embedding: id 11 at position 0 out of range [0,11)");
+  CHECK(error_of([&] { gather_rows(x, IntTensor({3, 1}, {0, 5, 0})); }) ==
+        "gather_rows: row index 5 out of range [0,5)");
+  CHECK(error_of([&] { gather(x, 1, IntTensor({3, 1, 7}, std::vector<int32_t>(21, -1))); })
+            .find("index -1 out of range [0,5)") != std::string::npos);
+}
+
+TEST_CASE("masked fill, where and dropout") {
+  Tensor x = param({3, 5, 7}), y = param({3, 5, 7});
+  Tensor cond = Tensor::uniform({5, 1}, 0, 1, rng);
+  for (int64_t i = 0; i < cond.numel(); ++i) cond.data()[i] = cond.data()[i] > 0.5f;
+  check_grad([cond](auto& v) { return where(cond, v[0], v[1]); }, {x, y});
+  check_grad([cond](auto& v) { return masked_fill(v[0], cond, -7.0f); }, {x});
+  Tensor f = masked_fill(x, cond, -7.0f);
+  for (int64_t i = 0; i < f.numel(); ++i) {
+    int64_t row = (i / 7) % 5;
+    CHECK(f.data()[i] == (cond.data()[row] != 0 ? -7.0f : x.data()[i]));
+  }
+  // dropout: gradient-checked with its mask fixed by reseeding; keeps E[x]; eval is identity
+  check_grad([](auto& v) { Rng r(9); return dropout(v[0], 0.3f, true, r); }, {x});
+  Tensor ones = Tensor::ones({100000});
+  Rng r(5);
+  Tensor d = dropout(ones, 0.25f, true, r);
+  double s = 0;
+  int zeros = 0;
+  for (int64_t i = 0; i < d.numel(); ++i) s += d.data()[i], zeros += d.data()[i] == 0;
+  CHECK(s / d.numel() == doctest::Approx(1.0).epsilon(0.02));
+  CHECK(zeros / 100000.0 == doctest::Approx(0.25).epsilon(0.04));
+  CHECK(dropout(x, 0.5f, false).data() == x.data());
+}
+
+TEST_CASE("gradcheck fails on a deliberately wrong backward") {
+  // y = x^2 with a backward that forgets the factor 2.
+  auto wrong_square = [](const Tensor& x) {
+    Tensor y = Tensor::empty(x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i) y.data()[i] = x.data()[i] * x.data()[i];
+    if (needs_grad({&x}))
+      attach(y, "wrong_square", {x}, [x](const Tensor& y) {
+        for (int64_t i = 0; i < x.numel(); ++i) x.grad_data()[i] += y.grad_data()[i] * x.data()[i];
+      });
+    return y;
+  };
+  Tensor x = param({3, 5});
+  GradcheckResult r = gradcheck([&](auto& v) { return wrong_square(v[0]); }, {x});
+  CHECK_FALSE(r.ok);
+  CHECK(r.worst.find("analytic") != std::string::npos);
+  CHECK(gradcheck([](auto& v) { return mul(v[0], v[0]); }, {x}).ok);
+}
+
+TEST_CASE("backward engine: deep chains, accumulation, no-grad, roots") {
+  // 100,000 ops deep must not overflow the stack.
+  Tensor x = Tensor::from({1}, {1.0f}).set_requires_grad();
+  Tensor y = x;
+  for (int i = 0; i < 100000; ++i) y = add_scalar(y, 1e-5f);
+  sum(y).backward();
+  CHECK(x.grad().data()[0] == doctest::Approx(1.0f));
+  y = Tensor();
+  // accumulation across two backward passes
+  sum(mul_scalar(x, 3.0f)).backward();
+  CHECK(x.grad().data()[0] == doctest::Approx(4.0f));
+  x.zero_grad();
+  // a tensor used twice gets both contributions
+  sum(mul(x, x)).backward();
+  CHECK(x.grad().data()[0] == doctest::Approx(2.0f));
+  // the graph is released after backward
+  Tensor z = exp(x);
+  Tensor s = sum(z);
+  s.backward();
+  CHECK(!s.node());
+  CHECK(!z.node());
+  // no graph under NoGradGuard
+  {
+    NoGradGuard ng;
+    Tensor w = mul(x, x);
+    CHECK_FALSE(w.requires_grad());
+    CHECK(!w.node());
+  }
+  // non-scalar root needs an explicit gradient
+  Tensor v = mul_scalar(param({2, 3}), 2.0f);
+  CHECK(error_of([&] { v.backward(); }).find("non-scalar root needs an explicit gradient") != std::string::npos);
+  Tensor leaf = param({2, 3});
+  Tensor v2 = mul_scalar(leaf, 2.0f);
+  v2.backward(Tensor::ones({2, 3}));
+  CHECK(leaf.grad().data()[4] == doctest::Approx(2.0f));
+}
+
+TEST_CASE("shape errors name the op and both shapes") {
+  Tensor a = param({3, 5}), b = param({4, 5});
+  CHECK(error_of([&] { add(a, b); }) == "add: shapes [3,5] and [4,5] do not broadcast");
+  CHECK(error_of([&] { reshape(a, {4, 4}); }) == "reshape: [3,5] has 15 elements, [4,4] has 16");
+  CHECK(error_of([&] { narrow(a, 1, 3, 4); }) == "narrow: range [3,7) out of bounds for axis 1 of size 5");
+  CHECK(error_of([&] { sum(a, 2); }) == "sum: axis 2 out of range for a 2-d tensor");
+  CHECK(error_of([&] { layer_norm(a, param({4}), param({5})); }).find("layer_norm: gamma [4]") == 0);
+  CHECK(error_of([&] { concat({a, param({3, 4, 1})}, 0); }).find("differ in rank") != std::string::npos);
+}
+
+TEST_CASE("the random source is seeded and its state restores exactly") {
+  Rng a(7), b(7), c(8);
+  CHECK(a.next_u64() == b.next_u64());
+  CHECK(a.next_u64() != c.next_u64());
+  auto st = a.state();
+  std::vector<float> first;
+  for (int i = 0; i < 10; ++i) first.push_back(a.normal());
+  a.set_state(st);
+  for (int i = 0; i < 10; ++i) CHECK(a.normal() == first[i]);
+  double m = 0, v = 0;
+  Rng n(3);
+  for (int i = 0; i < 20000; ++i) {
+    float x = n.normal();
+    m += x, v += x * x;
+  }
+  CHECK(m / 20000 == doctest::Approx(0).epsilon(0.03));
+  CHECK(v / 20000 == doctest::Approx(1).epsilon(0.03));
+}
+
+TEST_CASE("large tensors take the parallel paths and agree with the serial definition") {
+  // [256,300] + bias [300]: forward elementwise, bias gradient = column sums.
+  Tensor x = param({256, 300}), b = param({300});
+  Tensor y = add(x, b);
+  for (int64_t i = 0; i < y.numel(); i += 997) CHECK(y.data()[i] == x.data()[i] + b.data()[i % 300]);
+  Tensor w = Tensor::uniform({256, 300}, -1, 1, rng);
+  sum(mul(gelu(y), w)).backward();
+  for (int j = 0; j < 300; j += 37) {
+    double s = 0;
+    for (int i = 0; i < 256; ++i) {
+      float v = y.data()[i * 300 + j];
+      float t = std::tanh(0.7978845608f * (v + 0.044715f * v * v * v));
+      float dg = 0.5f * (1 + t) + 0.5f * v * (1 - t * t) * 0.7978845608f * (1 + 3 * 0.044715f * v * v);
+      s += double(w.data()[i * 300 + j]) * dg;
+    }
+    CHECK(b.grad().data()[j] == doctest::Approx(s).epsilon(1e-4));
+  }
+  // softmax rows over 40000 entries still sum to one
+  Tensor z = softmax(param({200, 200}, -5, 5));
+  for (int r = 0; r < 200; r += 50) {
+    double s = 0;
+    for (int j = 0; j < 200; ++j) s += z.data()[r * 200 + j];
+    CHECK(s == doctest::Approx(1.0).epsilon(1e-5));
+  }
+}
