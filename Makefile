@@ -35,14 +35,18 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) $(ARFLAGS) $@ $^
 
+# Whole-archive: each variant registers itself from a static object in its own
+# file, which a plain archive link would drop as unreferenced.
+LINK_LIB = -Wl,--whole-archive $(LIB) -Wl,--no-whole-archive
+
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(BUILD)/tests/doctest_main.o $(LIB)
-	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(CXXFLAGS) $(filter %.o,$^) $(LINK_LIB) -o $@ $(LDLIBS)
 
 $(BUILD)/attnzoo: $(BUILD)/train/main.o $(LIB)
-	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
 
 $(BUILD)/bench_core: $(BUILD)/train/bench_core.o $(LIB)
-	$(CXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
 
 # ---- tests: every suite runs, the summary line counts them all ----------------
 test: $(TEST_BIN)

@@ -96,7 +96,7 @@ class Tensor {
   bool has_grad() const { return impl_->grad != nullptr; }
   float* grad_data() const;     // allocates a zeroed gradient when absent
   Tensor grad() const;          // a tensor sharing the gradient buffer (undefined if none)
-  void zero_grad() { impl_->grad.reset(); }
+  void zero_grad() const { impl_->grad.reset(); }
   void backward() const;                        // root must hold one element
   void backward(const Tensor& grad_output) const;
 

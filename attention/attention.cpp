@@ -1,0 +1,85 @@
+// The registry and the Attention defaults.
+#include "attention/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace az {
+
+static std::map<std::string, AttentionInfo>& registry() {
+  static std::map<std::string, AttentionInfo> r;
+  return r;
+}
+
+RegisterAttention::RegisterAttention(AttentionInfo info) { registry()[info.name] = std::move(info); }
+
+std::vector<std::string> attention_names() {
+  std::vector<std::string> n;
+  for (auto& kv : registry()) n.push_back(kv.first);
+  return n;
+}
+
+static std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+const AttentionInfo& attention_info(const std::string& name) {
+  auto it = registry().find(name);
+  if (it == registry().end()) fail("unknown model '" + name + "' (valid: " + join(attention_names()) + ")");
+  return it->second;
+}
+
+static std::string num(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConfig cfg) {
+  const AttentionInfo& info = attention_info(name);
+  if (cfg.dim <= 0) fail("--dim must be positive, got " + std::to_string(cfg.dim));
+  if (cfg.heads <= 0 || cfg.dim % cfg.heads)
+    fail("--heads " + std::to_string(cfg.heads) + " must be positive and divide --dim " + std::to_string(cfg.dim));
+  if (cfg.max_len <= 0) fail("--seq-len must be positive, got " + std::to_string(cfg.max_len));
+  if (cfg.dropout < 0 || cfg.dropout >= 1) fail("attention dropout must be in [0,1), got " + num(cfg.dropout));
+  if (cfg.causal && !info.causal_ok) fail("model '" + name + "' has no causal form");
+  std::vector<std::string> valid;
+  for (auto& k : info.knobs) valid.push_back(k.name);
+  for (auto& [k, v] : cfg.knobs) {
+    auto it = std::find_if(info.knobs.begin(), info.knobs.end(), [&](const Knob& kb) { return kb.name == k; });
+    if (it == info.knobs.end())
+      fail("model '" + name + "' has no setting --" + k + (valid.empty() ? " (it has none)" : " (valid: --" + join(valid) + ")"));
+    if (!(v >= it->lo && v <= it->hi))
+      fail("--" + k + " " + num(v) + " out of range for model '" + name + "' (expected " + num(it->lo) + " to " +
+           num(it->hi) + ")");
+  }
+  for (auto& k : info.knobs)
+    if (!cfg.knobs.count(k.name)) cfg.knobs[k.name] = k.def;
+  return info.make(cfg);
+}
+
+double Attention::knob(const std::string& name) const {
+  auto it = cfg_.knobs.find(name);
+  if (it == cfg_.knobs.end()) fail("attention: no setting '" + name + "' in this configuration");
+  return it->second;
+}
+
+Pattern Attention::pattern(const Tensor& x, const Tensor&) {
+  Pattern p;
+  p.n = x.size(1);
+  p.cell.assign(size_t(p.n * p.n), 1);
+  if (cfg_.causal)
+    for (int64_t i = 0; i < p.n; ++i)
+      for (int64_t j = i + 1; j < p.n; ++j) p.cell[size_t(i * p.n + j)] = 0;
+  p.legend = {"dense"};
+  return p;
+}
+
+Tensor Attention::attention_weights(const Tensor&, const Tensor&) {
+  fail("this model has no attention matrix to show");
+}
+
+}  // namespace az

@@ -1,0 +1,85 @@
+// The one interface every token mixer implements, and the registry that the
+// CLI, the benchmarks and the tests use to build them by name.
+//
+// A variant is one .cpp file in attention/ (or mlp_mixer/) that defines a
+// subclass of Attention and registers it with a static RegisterAttention
+// (name, one-line summary, its knobs with defaults and ranges, a factory).
+// The library is linked whole-archive so these registrations always run.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/layers.h"
+
+namespace az {
+
+// A variant's own setting (window, block, buckets, features, ...).
+struct Knob {
+  std::string name;
+  double def, lo, hi;  // default and inclusive range
+  std::string help;
+};
+
+struct AttentionConfig {
+  int64_t dim = 64, heads = 4;
+  int64_t max_len = 512;   // longest sequence the layer must accept
+  bool causal = false;
+  float dropout = 0.0f;    // attention dropout, where the variant has weights to drop
+  std::map<std::string, double> knobs;  // filled with every knob's value by make_attention
+  int64_t head_dim() const { return dim / heads; }
+};
+
+// Which entries of the N x N matrix a variant computes for one input (head 0):
+// cell[i * n + j] = 0 when not computed, else a 1-based index into legend.
+struct Pattern {
+  int64_t n = 0;
+  std::vector<uint8_t> cell;
+  std::vector<std::string> legend;
+};
+
+class Attention : public Module {
+ public:
+  explicit Attention(const AttentionConfig& c) : cfg_(c) {}
+  // x [B,N,D]; key_pad [B,N] with 1 at padding positions, or undefined.
+  // Returns [B,N,D].  Outputs at padding positions are unspecified but finite.
+  virtual Tensor forward(const Tensor& x, const Tensor& key_pad) = 0;
+  // For x [1,N,D]: the entries computed (default: all of them, "dense").
+  virtual Pattern pattern(const Tensor& x, const Tensor& key_pad);
+  // For x [1,N,D]: the attention weights [H,N,N] the forward pass applies,
+  // zero where nothing is computed.  Variants without such a matrix throw.
+  virtual Tensor attention_weights(const Tensor& x, const Tensor& key_pad);
+  // Mixers that are a whole block (gMLP) ask the model to skip its FFN.
+  virtual bool replaces_ffn() const { return false; }
+  const AttentionConfig& config() const { return cfg_; }
+  double knob(const std::string& name) const;  // throws if the variant has no such knob
+  int64_t knob_int(const std::string& name) const { return int64_t(knob(name)); }
+
+ protected:
+  AttentionConfig cfg_;
+};
+
+using AttentionFactory = std::function<std::shared_ptr<Attention>(const AttentionConfig&)>;
+
+struct AttentionInfo {
+  std::string name, summary;
+  std::vector<Knob> knobs;
+  AttentionFactory make;
+  bool causal_ok = false;  // supports cfg.causal
+  std::string family;      // "dense", "fixed", "learned", "low-rank/kernel", "attention-free"
+};
+
+struct RegisterAttention {
+  explicit RegisterAttention(AttentionInfo info);
+};
+
+// Validates the configuration (dim, heads, knob names and ranges, causal
+// support) with one-line errors naming the flag and the valid values, fills
+// missing knobs with their defaults, and builds the variant.
+std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConfig cfg);
+std::vector<std::string> attention_names();  // sorted
+const AttentionInfo& attention_info(const std::string& name);  // throws listing valid names
+
+}  // namespace az

@@ -1,0 +1,55 @@
+// Module registration and traversal.
+#include "nn/module.h"
+
+namespace az {
+
+Tensor Module::register_parameter(const std::string& name, Tensor t, bool decay) {
+  t.set_requires_grad(true);
+  params_.push_back({name, t, decay});
+  return t;
+}
+
+Tensor Module::register_buffer(const std::string& name, Tensor t) {
+  buffers_.push_back({name, t, false});
+  return t;
+}
+
+void Module::collect(const std::string& prefix, bool params, std::vector<NamedTensor>& out) const {
+  for (const NamedTensor& p : params ? params_ : buffers_) out.push_back({prefix + p.name, p.tensor, p.decay});
+  for (const auto& [name, child] : children_) child->collect(prefix + name + ".", params, out);
+}
+
+std::vector<NamedTensor> Module::named_parameters() const {
+  std::vector<NamedTensor> out;
+  collect("", true, out);
+  return out;
+}
+
+std::vector<NamedTensor> Module::named_buffers() const {
+  std::vector<NamedTensor> out;
+  collect("", false, out);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters() const {
+  std::vector<Tensor> out;
+  for (auto& p : named_parameters()) out.push_back(p.tensor);
+  return out;
+}
+
+int64_t Module::num_parameters() const {
+  int64_t n = 0;
+  for (auto& p : named_parameters()) n += p.tensor.numel();
+  return n;
+}
+
+void Module::train(bool on) {
+  training_ = on;
+  for (auto& c : children_) c.second->train(on);
+}
+
+void Module::zero_grad() {
+  for (auto& p : named_parameters()) p.tensor.zero_grad();
+}
+
+}  // namespace az

@@ -1,0 +1,110 @@
+// Test helpers shared by the attention suites: a dense, masked reference built
+// from a variant's own projection weights, and checks that a variant's output
+// and gradients match it.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "attention/common.h"
+#include "autograd/gradcheck.h"
+
+namespace az::testing {
+
+inline Tensor find_param(const Module& m, const std::string& name) {
+  for (auto& p : m.named_parameters())
+    if (p.name == name) return p.tensor;
+  FAIL("no parameter named " << name);
+  return Tensor();
+}
+
+inline Tensor random_input(int64_t B, int64_t N, int64_t D, uint64_t seed, float scale = 1.0f) {
+  Rng r(seed);
+  return Tensor::randn({B, N, D}, scale, r).set_requires_grad();
+}
+
+// key_pad [B,N] with the last N - len[b] positions of each example padded.
+inline Tensor padding(int64_t N, const std::vector<int64_t>& lens) {
+  Tensor m = Tensor::zeros({int64_t(lens.size()), N});
+  for (size_t b = 0; b < lens.size(); ++b)
+    for (int64_t j = lens[b]; j < N; ++j) m.data()[b * N + j] = 1.0f;
+  return m;
+}
+
+// The dense reference for a variant whose projections are registered as
+// "<prefix>q", "k", "v", "o" (QKVProjection): softmax(q k^T / sqrt(d) | mask) v,
+// then the output projection.  mask broadcasts to [B,H,N,N], nonzero = excluded.
+// shared_qk: keys are the queries (Reformer).
+inline Tensor dense_reference(const Module& att, const Tensor& x, const Tensor& mask, int64_t heads,
+                              const std::string& prefix = "proj.", bool shared_qk = false) {
+  auto lin = [&](const std::string& n, const Tensor& in) {
+    return add(matmul(in, find_param(att, prefix + n + ".weight")), find_param(att, prefix + n + ".bias"));
+  };
+  Tensor q = split_heads(lin("q", x), heads);
+  Tensor k = shared_qk ? q : split_heads(lin("k", x), heads);
+  Tensor v = split_heads(lin("v", x), heads);
+  float scale = 1.0f / std::sqrt(float(q.size(3)));
+  return lin("o", merge_heads(dense_attention(q, k, v, mask, scale)));
+}
+
+inline void check_close(const Tensor& a, const Tensor& b, double tol, const std::string& what) {
+  REQUIRE(a.shape() == b.shape());
+  double worst = 0;
+  int64_t at = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double e = std::fabs(double(a.data()[i]) - b.data()[i]);
+    if (!(e <= worst)) worst = e, at = i;  // NaN counts as worst
+  }
+  INFO(what << ": worst difference " << worst << " at element " << at << " (" << a.data()[at] << " vs "
+            << b.data()[at] << ")");
+  CHECK(worst <= tol);
+}
+
+// Forward values at non-padding query rows, and gradients with respect to x
+// and to every parameter, equal the reference's.  `fast` and `ref` compute
+// [B,N,D] from x; a fixed random projection of the output is back-propagated.
+inline void check_same_function(Module& m, const std::function<Tensor(const Tensor&)>& fast,
+                                const std::function<Tensor(const Tensor&)>& ref, const Tensor& x,
+                                const Tensor& key_pad, double tol = 1e-4) {
+  Rng r(77);
+  Tensor probe = Tensor::randn(x.shape(), 1.0f, r);
+  if (key_pad.defined())  // padding query rows are unspecified: ignore them
+    for (int64_t i = 0; i < probe.numel(); ++i)
+      if (key_pad.data()[i / x.size(2)] != 0) probe.data()[i] = 0;
+  auto run = [&](const std::function<Tensor(const Tensor&)>& f, std::vector<std::vector<float>>& grads) {
+    m.zero_grad();
+    x.zero_grad();
+    Tensor y = f(x);
+    sum(mul(y, probe)).backward();
+    grads.clear();
+    grads.push_back(x.grad().to_vector());
+    for (auto& p : m.named_parameters())
+      grads.push_back(p.tensor.has_grad() ? p.tensor.grad().to_vector() : std::vector<float>(p.tensor.numel(), 0.0f));
+    return y.detach();
+  };
+  std::vector<std::vector<float>> gf, gr;
+  Tensor yf = run(fast, gf), yr = run(ref, gr);
+  Tensor keep = Tensor::ones(x.shape());
+  if (key_pad.defined())
+    for (int64_t i = 0; i < keep.numel(); ++i) keep.data()[i] = key_pad.data()[i / x.size(2)] != 0 ? 0.0f : 1.0f;
+  check_close(mul(yf, keep), mul(yr, keep), tol, "forward");
+  auto names = m.named_parameters();
+  for (size_t i = 0; i < gf.size(); ++i) {
+    std::string what = i == 0 ? "gradient of x" : "gradient of " + names[i - 1].name;
+    Tensor a = Tensor::from({int64_t(gf[i].size())}, gf[i]), b = Tensor::from({int64_t(gr[i].size())}, gr[i]);
+    check_close(a, b, tol * 10, what);
+  }
+}
+
+// Central-difference check of d(output)/d(x) and d(output)/d(parameters).
+inline void check_gradients(Module& m, const std::function<Tensor(const Tensor&)>& f, const Tensor& x,
+                            double atol = 5e-3, double rtol = 3e-2) {
+  std::vector<Tensor> in = {x};
+  for (auto& p : m.named_parameters()) in.push_back(p.tensor);
+  GradcheckResult r = gradcheck([&](const std::vector<Tensor>&) { return f(x); }, in, 1e-2, atol, rtol);
+  INFO("gradcheck worst: " << r.worst);
+  CHECK(r.ok);
+}
+
+}  // namespace az::testing
