@@ -1,0 +1,259 @@
+// Image folders through stb_image (decode), stb_image_resize and
+// stb_image_write.  The stb implementations come from Debian's libstb (-lstb).
+#include "data/image_folder.h"
+
+#include <stb_image.h>
+#include <stb_image_resize.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace az {
+namespace fs = std::filesystem;
+
+namespace {
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The size every image must share when no resize is asked for, and the file
+// that fixed it (named in the mismatch error).
+struct SizeRef {
+  int w = 0, h = 0;
+  std::string path;
+};
+
+bool has_image_extension(const std::string& name) {
+  size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return false;
+  std::string ext = name.substr(dot + 1);
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext == "png" || ext == "jpg" || ext == "jpeg" || ext == "bmp";
+}
+
+bool is_dir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+// Sorted names of the entries of dir that are directories (want_dirs) or
+// image files (!want_dirs); names starting with '.' are skipped.
+std::vector<std::string> list_entries(const fs::path& dir, bool want_dirs, const char* who) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) throw DataError(std::string(who) + ": " + dir.string() + ": cannot list (" + ec.message() + ")");
+  for (; it != end; it.increment(ec)) {
+    if (ec) throw DataError(std::string(who) + ": " + dir.string() + ": cannot list (" + ec.message() + ")");
+    std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code ec2;
+    if (want_dirs) {
+      if (it->is_directory(ec2)) names.push_back(name);
+    } else if (has_image_extension(name) && !it->is_directory(ec2)) {
+      names.push_back(name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Dataset load_classes_impl(const std::string& dir, int channels, int image_size,
+                          const std::vector<std::string>* class_names, SizeRef& ref) {
+  const char* who = "image-folder";
+  if (channels != 1 && channels != 3) {
+    throw DataError(std::string(who) + ": channels " + std::to_string(channels) + ", expected 1 or 3");
+  }
+  if (image_size < 0 || image_size > 4096) {
+    throw DataError(std::string(who) + ": image_size " + std::to_string(image_size) +
+                    ", expected 0 (keep) or 1..4096");
+  }
+  if (!is_dir(dir)) throw DataError(std::string(who) + ": " + dir + ": no such directory, expected root/<class>/<images>");
+  std::vector<std::string> classes = list_entries(dir, true, who);
+  if (classes.empty()) {
+    throw DataError(std::string(who) + ": " + dir + ": no class folders, expected " + dir +
+                    "/<class>/<image>.png|jpg|jpeg|bmp");
+  }
+  Dataset ds;
+  if (class_names) {
+    ds.class_names = *class_names;
+  } else {
+    if (classes.size() < 2) {
+      throw DataError(std::string(who) + ": " + dir + ": only 1 class folder (" + classes[0] +
+                      "), expected at least 2");
+    }
+    ds.class_names = classes;
+  }
+  ds.num_classes = int(ds.class_names.size());
+  ds.vocab_size = 257;
+  ds.channels = channels;
+
+  for (const std::string& cls : classes) {
+    auto pos = std::find(ds.class_names.begin(), ds.class_names.end(), cls);
+    const std::string cdir = dir + "/" + cls;
+    if (pos == ds.class_names.end()) {
+      throw DataError(std::string(who) + ": " + cdir + ": class not among the training classes, expected one of the train/ folders");
+    }
+    const int label = int(pos - ds.class_names.begin());
+    std::vector<std::string> files = list_entries(cdir, false, who);
+    if (files.empty()) {
+      throw DataError(std::string(who) + ": " + cdir + ": no images, expected at least one .png .jpg .jpeg or .bmp per class");
+    }
+    for (const std::string& f : files) {
+      const std::string path = cdir + "/" + f;
+      int w = 0, h = 0;
+      std::vector<uint8_t> px = read_image(path, channels, &w, &h);
+      if (image_size > 0) {
+        if (w != image_size || h != image_size) {
+          std::vector<uint8_t> out(size_t(image_size) * image_size * channels);
+          if (!stbir_resize_uint8(px.data(), w, h, 0, out.data(), image_size, image_size, 0, channels)) {
+            throw DataError(std::string(who) + ": " + path + ": resize from " + std::to_string(w) + "x" +
+                            std::to_string(h) + " failed, expected stb_image_resize to succeed");
+          }
+          px.swap(out);
+        }
+        w = h = image_size;
+      } else if (ref.path.empty()) {
+        ref = SizeRef{w, h, path};
+      } else if (w != ref.w || h != ref.h) {
+        throw DataError(std::string(who) + ": " + path + ": size " + std::to_string(w) + "x" +
+                        std::to_string(h) + " differs from " + std::to_string(ref.w) + "x" +
+                        std::to_string(ref.h) + " of " + ref.path +
+                        ", expected one size (or pass an image size to resize)");
+      }
+      ds.width = w;
+      ds.height = h;
+      std::vector<int32_t> seq(px.size());
+      for (size_t i = 0; i < px.size(); ++i) seq[i] = int32_t(px[i]) + 1;  // 0 is padding
+      ds.seqs.push_back(std::move(seq));
+      ds.labels.push_back(label);
+    }
+  }
+  return ds;
+}
+
+size_t fraction_count(double fraction, size_t n) {
+  return static_cast<size_t>(fraction * double(n));
+}
+
+}  // namespace
+
+void carve_split(Dataset& from, Dataset& to, size_t n, uint64_t seed) {
+  const size_t total = from.size();
+  if (n > total) {
+    throw DataError("split: asked to carve " + std::to_string(n) + " examples out of " +
+                    std::to_string(total) + ", expected at most that many");
+  }
+  // Fisher-Yates with splitmix64; the first n of the permutation move.
+  std::vector<size_t> perm(total);
+  for (size_t i = 0; i < total; ++i) perm[i] = i;
+  uint64_t state = seed ^ 0x5EED5EED5EED5EEDull;
+  for (size_t i = total; i > 1; --i) {
+    size_t j = size_t(splitmix64(state) % i);
+    std::swap(perm[i - 1], perm[j]);
+  }
+  std::vector<char> take(total, 0);
+  for (size_t i = 0; i < n; ++i) take[perm[i]] = 1;
+
+  Dataset keep;
+  for (Dataset* d : {&keep, &to}) {
+    d->seqs.clear();
+    d->labels.clear();
+    d->vocab_size = from.vocab_size;
+    d->num_classes = from.num_classes;
+    d->class_names = from.class_names;
+    d->height = from.height;
+    d->width = from.width;
+    d->channels = from.channels;
+  }
+  for (size_t i = 0; i < total; ++i) {
+    Dataset& d = take[i] ? to : keep;
+    d.seqs.push_back(std::move(from.seqs[i]));
+    d.labels.push_back(from.labels[i]);
+  }
+  from = std::move(keep);
+}
+
+std::vector<uint8_t> read_image(const std::string& path, int channels, int* width, int* height) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError("image: " + path + ": cannot open, expected a readable image file");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw DataError("image: " + path + ": read error, expected a readable image file");
+  if (bytes.empty() || bytes.size() > size_t(INT_MAX)) {
+    throw DataError("image: " + path + ": " + std::to_string(bytes.size()) +
+                    " bytes, expected a non-empty image under 2 GB");
+  }
+  int w = 0, h = 0, file_channels = 0;
+  stbi_uc* px = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &file_channels, channels);
+  if (!px) {
+    const char* why = stbi_failure_reason();
+    throw DataError("image: " + path + ": cannot decode (" + (why ? why : "unknown") +
+                    "), expected a PNG, JPEG or BMP image");
+  }
+  std::vector<uint8_t> out(px, px + size_t(w) * h * channels);
+  stbi_image_free(px);
+  *width = w;
+  *height = h;
+  return out;
+}
+
+Dataset load_image_classes(const std::string& dir, int channels, int image_size,
+                           const std::vector<std::string>* class_names) {
+  SizeRef ref;
+  return load_classes_impl(dir, channels, image_size, class_names, ref);
+}
+
+Splits load_image_folder(const std::string& root, int channels, int image_size, double val_fraction,
+                         double test_fraction, uint64_t seed) {
+  if (!(val_fraction >= 0 && test_fraction >= 0 && val_fraction + test_fraction < 1)) {
+    throw DataError("image-folder: val fraction " + std::to_string(val_fraction) + " and test fraction " +
+                    std::to_string(test_fraction) + ", expected both >= 0 with a sum below 1");
+  }
+  if (!is_dir(root)) throw DataError("image-folder: " + root + ": no such directory, expected root/<class>/<images>");
+  Splits s;
+  SizeRef ref;
+  if (!is_dir(root + "/train")) {
+    Dataset all = load_classes_impl(root, channels, image_size, nullptr, ref);
+    const size_t n = all.size();
+    s.train = std::move(all);
+    carve_split(s.train, s.test, fraction_count(test_fraction, n), seed);
+    carve_split(s.train, s.val, fraction_count(val_fraction, n), seed + 1);
+    return s;
+  }
+  s.train = load_classes_impl(root + "/train", channels, image_size, nullptr, ref);
+  const size_t n = s.train.size();
+  const bool has_val = is_dir(root + "/val"), has_test = is_dir(root + "/test");
+  if (has_test) {
+    s.test = load_classes_impl(root + "/test", channels, image_size, &s.train.class_names, ref);
+  } else {
+    carve_split(s.train, s.test, fraction_count(test_fraction, n), seed);
+  }
+  if (has_val) {
+    s.val = load_classes_impl(root + "/val", channels, image_size, &s.train.class_names, ref);
+  } else {
+    carve_split(s.train, s.val, fraction_count(val_fraction, n), seed + 1);
+  }
+  return s;
+}
+
+void write_png(const std::string& path, const uint8_t* pixels, int w, int h, int channels) {
+  if (w <= 0 || h <= 0 || channels < 1 || channels > 4 || !pixels) {
+    throw DataError("png: " + path + ": cannot write " + std::to_string(w) + "x" + std::to_string(h) +
+                    "x" + std::to_string(channels) + ", expected positive sizes and 1..4 channels");
+  }
+  if (!stbi_write_png(path.c_str(), w, h, channels, pixels, w * channels)) {
+    throw DataError("png: " + path + ": write failed, expected a writable path (does the folder exist?)");
+  }
+}
+
+}  // namespace az
