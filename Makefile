@@ -9,7 +9,7 @@ LDLIBS   += -lopenblas -lstb -lz -lfftw3f -lpthread
 ARFLAGS  = rcs
 
 LIB_SRC  := $(wildcard autograd/*.cpp nn/*.cpp attention/*.cpp mlp_mixer/*.cpp data/*.cpp train/*.cpp)
-LIB_SRC  := $(filter-out train/main.cpp train/bench_core.cpp,$(LIB_SRC))
+LIB_SRC  := $(filter-out train/main.cpp train/bench_core.cpp $(SKIP),$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.cpp)
 TEST_BIN := $(TEST_SRC:tests/%.cpp=$(BUILD)/tests/%)
@@ -17,7 +17,7 @@ LIB      := $(BUILD)/libattnzoo.a
 DEPS_OK  := $(BUILD)/.deps-ok
 
 .PHONY: all test clean deps bench-core train data
-all: $(LIB) $(TEST_BIN) $(if $(wildcard train/main.cpp),$(BUILD)/attnzoo) $(BUILD)/bench_core
+all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core
 
 # ---- dependencies: Debian packages only, installed when missing -----------
 DEB_PKGS := libopenblas-openmp-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist
@@ -49,8 +49,8 @@ $(BUILD)/bench_core: $(BUILD)/train/bench_core.o $(LIB)
 	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
 
 # ---- tests: every suite runs, the summary line counts them all ----------------
-test: $(TEST_BIN)
-	@bash tests/run_all.sh $(TEST_BIN)
+test: $(TEST_BIN) $(BUILD)/attnzoo
+	@ATTNZOO_BIN=$(BUILD)/attnzoo bash tests/run_all.sh $(TEST_BIN)
 
 bench-core: $(BUILD)/bench_core
 	OMP_NUM_THREADS=2 $(BUILD)/bench_core

@@ -1,0 +1,173 @@
+// nn/: modules, layers, optimizers (one step against a hand computation),
+// schedules, clipping.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "autograd/gradcheck.h"
+#include "nn/layers.h"
+#include "nn/optim.h"
+
+using namespace az;
+
+namespace {
+struct Two : Module {
+  Two() {
+    a = register_module("a", std::make_shared<Linear>(3, 4));
+    n = register_module("norm", std::make_shared<LayerNorm>(4));
+    s = register_buffer("stats", Tensor::zeros({2}));
+  }
+  std::shared_ptr<Linear> a;
+  std::shared_ptr<LayerNorm> n;
+  Tensor s;
+};
+}  // namespace
+
+TEST_CASE("modules register names recursively, with decay flags") {
+  Two m;
+  auto ps = m.named_parameters();
+  REQUIRE(ps.size() == 4);
+  CHECK(ps[0].name == "a.weight");
+  CHECK(ps[0].decay);
+  CHECK(ps[1].name == "a.bias");
+  CHECK_FALSE(ps[1].decay);
+  CHECK(ps[2].name == "norm.gamma");
+  CHECK_FALSE(ps[2].decay);
+  CHECK(m.named_buffers()[0].name == "stats");
+  CHECK(m.num_parameters() == 12 + 4 + 4 + 4);
+  m.eval();
+  CHECK_FALSE(m.a->is_training());
+  m.train();
+  CHECK(m.a->is_training());
+}
+
+TEST_CASE("layers: shapes and gradients") {
+  Rng r(1);
+  Linear lin(5, 3, true, r);
+  Tensor x = Tensor::randn({2, 4, 5}, 1.0f, r).set_requires_grad();
+  CHECK(lin.forward(x).shape() == Shape{2, 4, 3});
+  std::vector<Tensor> in = {x, lin.weight, lin.bias};
+  CHECK(gradcheck([&](auto&) { return lin.forward(x); }, in).ok);
+  FeedForward ff(5, 7, 0.0f, r);
+  std::vector<Tensor> fin = {x};
+  for (auto& p : ff.named_parameters()) fin.push_back(p.tensor);
+  CHECK(gradcheck([&](auto&) { return ff.forward(x); }, fin).ok);
+  SinusoidalPositions sp(16, 6);
+  CHECK(sp.table.data()[0 * 6 + 1] == doctest::Approx(1.0f));  // cos(0)
+  CHECK(sp.table.data()[3 * 6 + 0] == doctest::Approx(std::sin(3.0f)));
+  LearnedPositions lp(4, 5, r);
+  try {
+    lp.forward(Tensor::zeros({1, 6, 5}));
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "positions: sequence of 6 positions is longer than the model's maximum 4");
+  }
+  // Xavier bound
+  float a = std::sqrt(6.0f / 8.0f);
+  for (float v : lin.weight.to_vector()) CHECK(std::fabs(v) <= a);
+}
+
+TEST_CASE("SGD with momentum: one and two steps by hand") {
+  Tensor w = Tensor::from({2}, {1.0f, -2.0f});
+  SGD opt({{"w", w.set_requires_grad(), true}}, 0.9f, 0.1f);
+  w.grad_data()[0] = 0.5f, w.grad_data()[1] = -1.0f;
+  opt.step(0.1f);
+  // v = g + wd*w = [0.6, -1.2]; w -= 0.1 v
+  CHECK(w.data()[0] == doctest::Approx(0.94f).epsilon(1e-6));
+  CHECK(w.data()[1] == doctest::Approx(-1.88f).epsilon(1e-6));
+  opt.step(0.1f);  // same gradient: v = 0.9*0.6 + 0.5 + 0.1*0.94 = 1.134
+  CHECK(w.data()[0] == doctest::Approx(0.94f - 0.1134f).epsilon(1e-6));
+}
+
+TEST_CASE("Adam and AdamW: one step by hand; decay only on decay parameters") {
+  for (int decoupled = 0; decoupled < 2; ++decoupled) {
+    Tensor w = Tensor::from({1}, {2.0f}).set_requires_grad(), b = Tensor::from({1}, {2.0f}).set_requires_grad();
+    Adam opt({{"w", w, true}, {"b", b, false}}, 0.9f, 0.999f, 1e-8f, 0.1f, decoupled);
+    w.grad_data()[0] = 0.5f, b.grad_data()[0] = 0.5f;
+    opt.step(0.01f);
+    if (decoupled) {
+      // w: decoupled decay 2 - 0.01*0.1*2 = 1.998, then the Adam step of size lr: -0.01 (m/sqrt(v) = 1)
+      CHECK(w.data()[0] == doctest::Approx(1.998f - 0.01f).epsilon(1e-6));
+      CHECK(b.data()[0] == doctest::Approx(2.0f - 0.01f).epsilon(1e-6));  // no decay on b
+    } else {
+      // L2: g' = 0.5 + 0.1*2 = 0.7; first step of Adam moves by lr * g'/|g'| = lr
+      CHECK(w.data()[0] == doctest::Approx(1.99f).epsilon(1e-6));
+      CHECK(b.data()[0] == doctest::Approx(1.99f).epsilon(1e-6));
+    }
+    // a second step with a different gradient, by hand
+    w.grad_data()[0] = -0.25f;
+    float w0 = w.data()[0];
+    opt.step(0.01f);
+    float g = -0.25f + (decoupled ? 0.0f : 0.1f * w0);
+    float m = 0.9f * 0.1f * (decoupled ? 0.5f : 0.7f) + 0.1f * g;
+    float v = 0.999f * 0.001f * (decoupled ? 0.25f : 0.49f) + 0.001f * g * g;
+    float mh = m / (1 - 0.81f), vh = v / (1 - 0.998001f);
+    float expect = w0 - (decoupled ? 0.01f * 0.1f * w0 : 0.0f) - 0.01f * mh / (std::sqrt(vh) + 1e-8f);
+    CHECK(w.data()[0] == doctest::Approx(expect).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("AdamW converges on a small least-squares problem") {
+  Rng r(4);
+  Tensor X = Tensor::randn({64, 5}, 1.0f, r);
+  Tensor w_true = Tensor::from({5, 1}, {1.0f, -2.0f, 0.5f, 3.0f, -1.0f});
+  Tensor y = matmul(X, w_true);
+  Tensor w = Tensor::zeros({5, 1}).set_requires_grad();
+  Adam opt({{"w", w, true}}, 0.9f, 0.999f, 1e-8f, 1e-4f, true);
+  float loss0 = 0, loss = 0;
+  for (int i = 0; i < 800; ++i) {
+    Tensor d = sub(matmul(X, w), y);
+    Tensor l = mean(mul(d, d));
+    if (i == 0) loss0 = l.item();
+    loss = l.item();
+    opt.zero_grad();
+    l.backward();
+    opt.step(0.05f);
+  }
+  CHECK(loss < 1e-3f * loss0);
+  for (int k = 0; k < 5; ++k) CHECK(w.data()[k] == doctest::Approx(w_true.data()[k]).epsilon(0.02));
+}
+
+TEST_CASE("optimizer state round trip and mismatch errors") {
+  Tensor w = Tensor::from({3}, {1, 2, 3}).set_requires_grad();
+  Adam a({{"w", w, true}});
+  for (int i = 0; i < 3; ++i) w.grad_data()[i] = 0.1f * (i + 1);
+  a.step(0.1f);
+  auto st = a.state();
+  Tensor w2 = Tensor::from({3}, {1, 2, 3}).set_requires_grad();
+  Adam b({{"w", w2, true}});
+  b.load_state(st);
+  CHECK(b.steps() == 1);
+  CHECK(b.state() == st);
+  Tensor w3 = Tensor::from({2}, {1, 2}).set_requires_grad();
+  Adam c({{"w", w3, true}});
+  CHECK_THROWS_WITH_AS(c.load_state(st), "optimizer state: 'm/w' has 3 values, parameter has 2", Error);
+  Adam d({{"x", w3, true}});
+  CHECK_THROWS_WITH_AS(d.load_state(st), "optimizer state: no parameter named 'w'", Error);
+}
+
+TEST_CASE("schedules: warm-up, cosine, reciprocal square root") {
+  Schedule s;
+  s.kind = Schedule::kCosine, s.base_lr = 1.0f, s.warmup = 10, s.total = 110;
+  CHECK(s.lr(5) == doctest::Approx(0.5f));
+  CHECK(s.lr(10) == doctest::Approx(1.0f));
+  CHECK(s.lr(60) == doctest::Approx(0.5f));
+  CHECK(s.lr(110) == doctest::Approx(0.0f));
+  s.kind = Schedule::kRsqrt;
+  CHECK(s.lr(10) == doctest::Approx(1.0f));
+  CHECK(s.lr(40) == doctest::Approx(0.5f));
+  s.kind = Schedule::kConstant;
+  CHECK(s.lr(1000) == doctest::Approx(1.0f));
+  CHECK_THROWS_WITH_AS(Schedule::parse("step"), "unknown schedule 'step' (expected constant, cosine or rsqrt)", Error);
+}
+
+TEST_CASE("gradient clipping scales to the global norm") {
+  Tensor a = Tensor::zeros({2}).set_requires_grad(), b = Tensor::zeros({1}).set_requires_grad();
+  a.grad_data()[0] = 3, a.grad_data()[1] = 0, b.grad_data()[0] = 4;
+  std::vector<NamedTensor> ps = {{"a", a, true}, {"b", b, true}};
+  CHECK(clip_grad_norm(ps, 1.0f) == doctest::Approx(5.0f));
+  CHECK(a.grad_data()[0] == doctest::Approx(0.6f).epsilon(1e-5));
+  CHECK(b.grad_data()[0] == doctest::Approx(0.8f).epsilon(1e-5));
+  CHECK(clip_grad_norm(ps, 10.0f) == doctest::Approx(1.0f).epsilon(1e-5));  // below: untouched
+  CHECK(a.grad_data()[0] == doctest::Approx(0.6f).epsilon(1e-5));
+}

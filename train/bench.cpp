@@ -1,0 +1,91 @@
+// `attnzoo bench` (see bench.h).
+#include "train/bench.h"
+
+#include <cblas.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "nn/optim.h"
+
+namespace az {
+
+namespace {
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+double peak_rss_mb() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;
+}
+
+double sgemm_peak_gflops(int n, int reps) {
+  std::vector<float> a(size_t(n) * n, 0.5f), b(size_t(n) * n, 0.25f), c(size_t(n) * n, 0.0f);
+  double best = 0;
+  for (int r = 0; r < reps; ++r) {
+    double t0 = now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    double dt = now() - t0;
+    best = std::max(best, 2.0 * n * double(n) * n / dt / 1e9);
+  }
+  return best;
+}
+
+BenchResult run_bench(const BenchConfig& bc) {
+  ModelConfig mc = bc.model;
+  mc.vocab = 257;
+  mc.num_classes = 10;
+  mc.dropout = 0.0f;
+  global_rng().seed_with(1);
+  SequenceClassifier model(mc);
+  Adam opt(model.named_parameters(), 0.9f, 0.98f, 1e-9f, 0.01f, true);
+  Batch b;
+  b.B = int(bc.batch);
+  b.N = int(mc.max_len);
+  Rng r(3);
+  for (int64_t i = 0; i < bc.batch * mc.max_len; ++i) b.tokens.push_back(int32_t(1 + r.randint(256)));
+  b.pad_mask.assign(b.tokens.size(), 0.0f);
+  for (int64_t i = 0; i < bc.batch; ++i) b.labels.push_back(int32_t(r.randint(10)));
+  auto step = [&]() {
+    Tensor loss = cross_entropy(model.forward(b), IntTensor({b.B}, b.labels));
+    opt.zero_grad();
+    loss.backward();
+    clip_grad_norm(opt.params(), 1.0f);
+    opt.step(1e-4f);
+  };
+  for (int64_t i = 0; i < bc.warmup; ++i) step();
+  Profiler::reset();
+  Profiler::enabled = bc.profile;
+  reset_matmul_flops();
+  double t0 = now();
+  for (int64_t i = 0; i < bc.steps; ++i) step();
+  double dt = now() - t0;
+  Profiler::enabled = false;
+  BenchResult res;
+  res.peak_rss_mb = peak_rss_mb();
+  res.model_gflop_per_step = matmul_flops() / double(bc.steps) / 1e9;
+  res.steps_per_s = double(bc.steps) / dt;
+  res.tokens_per_s = res.steps_per_s * double(bc.batch * mc.max_len);
+  res.ms_per_step = 1e3 * dt / double(bc.steps);
+  res.gflops = res.model_gflop_per_step * res.steps_per_s;
+  res.sgemm_peak_gflops = sgemm_peak_gflops();
+  res.mfu = res.gflops / res.sgemm_peak_gflops;
+  char buf[768];
+  std::snprintf(buf, sizeof buf,
+                "{\"model\": \"%s\", \"seq_len\": %lld, \"batch\": %lld, \"dim\": %lld, \"heads\": %lld, \"layers\": %lld, "
+                "\"ffn\": %lld, \"steps_per_s\": %.4f, \"tokens_per_s\": %.1f, \"ms_per_step\": %.2f, "
+                "\"peak_rss_mb\": %.1f, \"model_gflop_per_step\": %.3f, \"gflops\": %.2f, \"sgemm_peak_gflops\": %.1f, "
+                "\"mfu\": %.4f}",
+                mc.model.c_str(), (long long)mc.max_len, (long long)bc.batch, (long long)mc.dim, (long long)mc.heads,
+                (long long)mc.layers, (long long)mc.ffn, res.steps_per_s, res.tokens_per_s, res.ms_per_step,
+                res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu);
+  res.json = buf;
+  return res;
+}
+
+}  // namespace az

@@ -1,0 +1,98 @@
+// TrainConfig as strings, and its validation.
+#include "train/config.h"
+
+#include <sstream>
+
+#include "autograd/tensor.h"
+
+namespace az {
+
+namespace {
+std::string num(double v) {
+  std::ostringstream o;
+  o.precision(17);
+  o << v;
+  return o.str();
+}
+}  // namespace
+
+std::map<std::string, std::string> TrainConfig::to_map() const {
+  return {{"task", task},           {"data", data},
+          {"preset", preset},       {"input", input},
+          {"patch", num(patch)},    {"channels", num(channels)},
+          {"image_size", num(image_size)}, {"n", num(n)},
+          {"difficulty", num(difficulty)}, {"steps", num(steps)},
+          {"batch", num(batch)},    {"lr", num(lr)},
+          {"weight_decay", num(weight_decay)}, {"clip", num(clip)},
+          {"beta1", num(beta1)},    {"beta2", num(beta2)},
+          {"eps", num(eps)},        {"optimizer", optimizer},
+          {"schedule", schedule},   {"warmup", num(warmup)},
+          {"eval_every", num(eval_every)}, {"log_every", num(log_every)},
+          {"eval_limit", num(eval_limit)}, {"seed", std::to_string(seed)},
+          {"out", out}};
+}
+
+TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
+  TrainConfig c;
+  auto get = [&](const char* k) -> std::string {
+    auto it = m.find(k);
+    if (it == m.end()) fail(std::string("training configuration lacks '") + k + "'");
+    return it->second;
+  };
+  auto d = [&](const char* k) {
+    std::string s = get(k);
+    try {
+      size_t used = 0;
+      double v = std::stod(s, &used);
+      if (used == s.size()) return v;
+    } catch (const std::exception&) {
+    }
+    fail(std::string("training configuration: '") + k + "' is not a number: '" + s + "'");
+  };
+  c.task = get("task"), c.data = get("data"), c.preset = get("preset"), c.input = get("input");
+  c.patch = int64_t(d("patch")), c.channels = int64_t(d("channels")), c.image_size = int64_t(d("image_size"));
+  c.n = int64_t(d("n")), c.difficulty = int64_t(d("difficulty"));
+  c.steps = int64_t(d("steps")), c.batch = int64_t(d("batch"));
+  c.lr = float(d("lr")), c.weight_decay = float(d("weight_decay")), c.clip = float(d("clip"));
+  c.beta1 = float(d("beta1")), c.beta2 = float(d("beta2")), c.eps = float(d("eps"));
+  c.optimizer = get("optimizer"), c.schedule = get("schedule"), c.warmup = int64_t(d("warmup"));
+  c.eval_every = int64_t(d("eval_every")), c.log_every = int64_t(d("log_every"));
+  c.eval_limit = int64_t(d("eval_limit"));
+  c.seed = std::stoull(get("seed"));
+  c.out = get("out");
+  return c;
+}
+
+void TrainConfig::validate() const {
+  auto positive = [](const char* flag, double v) {
+    if (!(v > 0)) fail(std::string(flag) + " must be positive, got " + num(v));
+  };
+  auto nonneg = [](const char* flag, double v) {
+    if (!(v >= 0)) fail(std::string(flag) + " must not be negative, got " + num(v));
+  };
+  positive("--steps", double(steps));
+  positive("--batch", double(batch));
+  positive("--lr", lr);
+  positive("--eval-every", double(eval_every));
+  positive("--log-every", double(log_every));
+  nonneg("--weight-decay", weight_decay);
+  nonneg("--clip", clip);
+  nonneg("--warmup", double(warmup));
+  nonneg("--eval-limit", double(eval_limit));
+  nonneg("--n", double(n));
+  if (!(beta1 >= 0 && beta1 < 1)) fail("--beta1 must be in [0,1), got " + num(beta1));
+  if (!(beta2 >= 0 && beta2 < 1)) fail("--beta2 must be in [0,1), got " + num(beta2));
+  positive("--eps", eps);
+  if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd")
+    fail("--optimizer must be adamw, adam or sgd, got '" + optimizer + "'");
+  if (schedule != "constant" && schedule != "cosine" && schedule != "rsqrt")
+    fail("--schedule must be constant, cosine or rsqrt, got '" + schedule + "'");
+  if (input != "pixels" && input != "patches") fail("--input must be pixels or patches, got '" + input + "'");
+  if (channels != 1 && channels != 3) fail("--channels must be 1 or 3, got " + num(double(channels)));
+  positive("--patch", double(patch));
+  nonneg("--image-size", double(image_size));
+  if (difficulty < 3 || difficulty > 40) fail("--difficulty must be in 3..40, got " + num(double(difficulty)));
+  if (preset != "" && preset != "lra") fail("--preset must be lra (or omitted), got '" + preset + "'");
+}
+
+}  // namespace az

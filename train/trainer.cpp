@@ -1,0 +1,258 @@
+// The training loop (see trainer.h).
+#include "train/trainer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace az {
+
+namespace fs = std::filesystem;
+
+namespace {
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string json_map(const std::map<std::string, std::string>& m) {
+  std::string s = "{";
+  for (auto& [k, v] : m) {
+    std::string e;
+    for (char ch : v) e += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
+    s += (s.size() > 1 ? ", \"" : "\"") + k + "\": \"" + e + "\"";
+  }
+  return s + "}";
+}
+
+std::string fmt_time(double s) {
+  char b[32];
+  if (s >= 3600) std::snprintf(b, sizeof b, "%dh%02dm", int(s / 3600), int(s / 60) % 60);
+  else std::snprintf(b, sizeof b, "%dm%02ds", int(s / 60), int(s) % 60);
+  return b;
+}
+
+IntTensor labels_of(const Batch& b) { return IntTensor({b.B}, b.labels); }
+
+double majority_rate(const Dataset& d) {
+  std::vector<int64_t> c(size_t(std::max(d.num_classes, 1)), 0);
+  for (int32_t l : d.labels) c[size_t(l)]++;
+  return d.size() ? double(*std::max_element(c.begin(), c.end())) / double(d.size()) : 0;
+}
+}  // namespace
+
+std::string first_nonfinite_grad(const Module& m) {
+  for (auto& p : m.named_parameters()) {
+    if (!p.tensor.has_grad()) continue;
+    const float* g = p.tensor.grad_data();
+    for (int64_t i = 0; i < p.tensor.numel(); ++i)
+      if (!std::isfinite(g[i])) return p.name;
+  }
+  return "";
+}
+
+Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(tc)), mc_(std::move(mc)), ro_(ro) {
+  Checkpoint ck;
+  if (!ro_.resume.empty()) {
+    ck = load_checkpoint(ro_.resume);
+    int64_t steps = tc_.steps;
+    tc_ = TrainConfig::from_map(ck.train_config);
+    if (steps > 0) tc_.steps = steps;  // --steps may extend a resumed run
+    mc_ = ModelConfig::from_map(ck.model_config);
+    ro_.seq_len_given = true;
+  }
+  tc_.validate();
+  if (tc_.out.empty()) tc_.out = "runs/" + tc_.task + "-" + mc_.model;
+  data_ = load_task(tc_, mc_, ro_.seq_len_given);
+  global_rng().seed_with(tc_.seed);
+  model_ = std::make_shared<SequenceClassifier>(mc_);
+  auto params = model_->named_parameters();
+  if (tc_.optimizer == "sgd") opt_ = std::make_unique<SGD>(params, 0.9f, tc_.weight_decay);
+  else opt_ = std::make_unique<Adam>(params, tc_.beta1, tc_.beta2, tc_.eps, tc_.weight_decay, tc_.optimizer == "adamw");
+  batcher_ = std::make_unique<Batcher>(data_.splits.train, data_.opts, tc_.seed * 7919 + 17, true);
+  sched_.kind = Schedule::parse(tc_.schedule);
+  sched_.base_lr = tc_.lr;
+  sched_.warmup = tc_.warmup;
+  sched_.total = tc_.steps;
+  if (!ro_.resume.empty()) restore(ck, ro_.resume);
+  fs::create_directories(tc_.out);
+  std::ofstream(tc_.out + "/config.json") << "{\"model\": " << json_map(mc_.to_map())
+                                           << ", \"train\": " << json_map(tc_.to_map()) << "}\n";
+}
+
+Checkpoint Trainer::snapshot() const {
+  Checkpoint c;
+  c.model_config = mc_.to_map();
+  c.train_config = tc_.to_map();
+  c.params = records_of(model_->named_parameters());
+  c.buffers = records_of(model_->named_buffers());
+  c.optimizer = opt_->state();
+  c.rng = global_rng().state();
+  c.step = step_;
+  c.data = batcher_->state();
+  c.best_val = best_val_;
+  c.best_step = best_step_;
+  return c;
+}
+
+void Trainer::restore(const Checkpoint& c, const std::string& path) {
+  load_into(model_->named_parameters(), c.params, "parameter", path);
+  load_into(model_->named_buffers(), c.buffers, "buffer", path);
+  opt_->load_state(c.optimizer);
+  global_rng().set_state(c.rng);
+  step_ = c.step;
+  batcher_->restore(c.data);
+  best_val_ = c.best_val;
+  best_step_ = c.best_step;
+}
+
+void Trainer::log_metrics(const std::string& line) {
+  std::ofstream(tc_.out + "/metrics.jsonl", std::ios::app) << line << "\n";
+}
+
+EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const BatchOptions& opts, int64_t limit) {
+  NoGradGuard ng;
+  bool was_training = model.is_training();
+  model.eval();
+  EvalResult r;
+  double loss = 0;
+  int64_t correct = 0;
+  for (const Batch& b : eval_batches(d, opts)) {
+    Tensor logits = model.forward(b);
+    loss += cross_entropy(logits, labels_of(b)).item() * b.B;
+    int64_t C = logits.size(1);
+    for (int64_t i = 0; i < b.B; ++i) {
+      const float* row = logits.data() + i * C;
+      correct += int64_t(std::max_element(row, row + C) - row) == b.labels[size_t(i)];
+    }
+    r.examples += b.B;
+    if (limit > 0 && r.examples >= limit) break;
+  }
+  model.train(was_training);
+  r.accuracy = r.examples ? double(correct) / double(r.examples) : 0;
+  r.loss = r.examples ? loss / double(r.examples) : 0;
+  return r;
+}
+
+EvalResult Trainer::evaluate(const Dataset& d, int64_t limit) { return evaluate_model(*model_, d, data_.opts, limit); }
+
+RunResult Trainer::run() {
+  RunResult res;
+  res.majority_rate = majority_rate(data_.splits.test.size() ? data_.splits.test : data_.splits.val);
+  Profiler::enabled = ro_.profile;
+  bool tty = isatty(2) && !ro_.quiet;
+  std::fprintf(stderr, "training %s on %s: %lld parameters, %zu train / %zu val / %zu test examples, %lld steps\n",
+               mc_.model.c_str(), tc_.task.c_str(), (long long)model_->num_parameters(), data_.splits.train.size(),
+               data_.splits.val.size(), data_.splits.test.size(), (long long)tc_.steps);
+  double t0 = now(), t_last = t0, loss_avg = 0, acc_avg = 0;
+  int64_t tokens = 0, window = 0, start = step_;
+  model_->train();
+  while (step_ < tc_.steps) {
+    Batch b = batcher_->next();
+    Tensor logits = model_->forward(b);
+    Tensor loss = cross_entropy(logits, labels_of(b));
+    opt_->zero_grad();
+    loss.backward();
+    float norm = clip_grad_norm(opt_->params(), tc_.clip);
+    ++step_;
+    if (!std::isfinite(loss.item()) || !std::isfinite(norm)) {
+      std::string p = first_nonfinite_grad(*model_);
+      fail("training diverged at step " + std::to_string(step_) + ": loss " + std::to_string(loss.item()) +
+           (p.empty() ? "" : ", first non-finite gradient in '" + p + "'") +
+           "; the last good checkpoint is kept in " + tc_.out + " (lower --lr or --clip)");
+    }
+    float lr = sched_.lr(step_);
+    opt_->step(lr);
+
+    // bookkeeping: running loss/accuracy, progress line, metrics
+    int64_t C = logits.size(1), correct = 0;
+    for (int64_t i = 0; i < b.B; ++i) {
+      const float* row = logits.data() + i * C;
+      correct += int64_t(std::max_element(row, row + C) - row) == b.labels[size_t(i)];
+    }
+    loss_avg += loss.item(), acc_avg += double(correct) / double(b.B), ++window;
+    tokens += int64_t(b.B) * b.N;
+    double el = now() - t0, rate = double(step_ - start) / std::max(el, 1e-9);
+    bool log_now = step_ % tc_.log_every == 0 || step_ == tc_.steps;
+    if (tty || log_now) {
+      char line[256];
+      std::snprintf(line, sizeof line, "step %lld/%lld | loss %.4f | acc %.3f | %.2f it/s | %.0f tok/s | ETA %s",
+                    (long long)step_, (long long)tc_.steps, loss_avg / window, acc_avg / window, rate,
+                    double(tokens) / std::max(el, 1e-9), fmt_time(double(tc_.steps - step_) / std::max(rate, 1e-9)).c_str());
+      if (tty) std::fprintf(stderr, "\r%s\033[K", line);
+      if (log_now && !tty && !ro_.quiet) std::fprintf(stderr, "%s\n", line);
+    }
+    if (log_now) {
+      char js[256];
+      std::snprintf(js, sizeof js,
+                    "{\"step\": %lld, \"loss\": %.6g, \"train_acc\": %.4f, \"lr\": %.6g, \"grad_norm\": %.6g, "
+                    "\"elapsed\": %.2f}",
+                    (long long)step_, loss_avg / window, acc_avg / window, lr, norm, el);
+      log_metrics(js);
+      loss_avg = acc_avg = 0, window = 0;
+    }
+    bool stop = ro_.stop_after > 0 && step_ >= ro_.stop_after;
+    if (step_ % tc_.eval_every == 0 || step_ == tc_.steps || stop) {
+      EvalResult v = evaluate(data_.splits.val, tc_.eval_limit);
+      bool best = v.accuracy > best_val_;
+      if (best) best_val_ = v.accuracy, best_step_ = step_;
+      if (tty) std::fprintf(stderr, "\n");
+      std::fprintf(stderr, "step %lld: validation accuracy %.4f, loss %.4f%s\n", (long long)step_, v.accuracy, v.loss,
+                   best ? " (best so far)" : "");
+      char js[200];
+      std::snprintf(js, sizeof js, "{\"step\": %lld, \"val_acc\": %.4f, \"val_loss\": %.6g, \"elapsed\": %.2f}",
+                    (long long)step_, v.accuracy, v.loss, now() - t0);
+      log_metrics(js);
+      Checkpoint c = snapshot();
+      if (best) save_checkpoint(tc_.out + "/best.ckpt", c);
+      save_checkpoint(tc_.out + "/last.ckpt", c);
+    }
+    if (stop) {
+      res.stopped_early = true;
+      break;
+    }
+  }
+  if (tty) std::fprintf(stderr, "\n");
+  res.seconds = now() - t0;
+  res.steps_done = step_;
+  res.best_val = best_val_;
+  res.best_step = best_step_;
+  if (ro_.profile) std::fprintf(stderr, "%s", Profiler::table().c_str());
+  Profiler::enabled = false;
+  if (!res.stopped_early && data_.splits.test.size()) {
+    Checkpoint best = load_checkpoint(tc_.out + "/best.ckpt");
+    load_into(model_->named_parameters(), best.params, "parameter", tc_.out + "/best.ckpt");
+    load_into(model_->named_buffers(), best.buffers, "buffer", tc_.out + "/best.ckpt");
+    EvalResult t = evaluate(data_.splits.test);
+    res.test_accuracy = t.accuracy;
+    char js[256];
+    std::snprintf(js, sizeof js,
+                  "{\"final\": true, \"best_step\": %lld, \"best_val_acc\": %.4f, \"test_acc\": %.4f, "
+                  "\"majority_rate\": %.4f, \"train_seconds\": %.1f}",
+                  (long long)best_step_, best_val_, t.accuracy, res.majority_rate, res.seconds);
+    log_metrics(js);
+  }
+  return res;
+}
+
+EvalResult evaluate_checkpoint(const std::string& ckpt, const std::string& split, const std::string& data_override) {
+  Checkpoint c = load_checkpoint(ckpt);
+  TrainConfig tc = TrainConfig::from_map(c.train_config);
+  ModelConfig mc = ModelConfig::from_map(c.model_config);
+  if (!data_override.empty()) tc.data = data_override;
+  TaskData data = load_task(tc, mc, true);
+  SequenceClassifier model(mc);
+  load_into(model.named_parameters(), c.params, "parameter", ckpt);
+  load_into(model.named_buffers(), c.buffers, "buffer", ckpt);
+  const Dataset* d = split == "test" ? &data.splits.test : split == "val" ? &data.splits.val
+                     : split == "train" ? &data.splits.train : nullptr;
+  if (!d) fail("--split must be train, val or test, got '" + split + "'");
+  if (d->size() == 0) fail("the " + split + " split of task " + tc.task + " is empty");
+  return evaluate_model(model, *d, data.opts, 0);
+}
+
+}  // namespace az
