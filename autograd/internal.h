@@ -1,5 +1,8 @@
 // Helpers shared by the op definitions (not part of the public API).
 #pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -35,5 +38,27 @@ inline AxisView axis_view(const Shape& s, int axis) {
   }
   return v;
 }
+
+// exp(x) in float, vectorisable (no libm call), after Cephes' expf: x = n ln2 + r
+// with |r| <= ln2/2 (ln2 split in two for exactness), e^r by a degree-7
+// polynomial, 2^n through the exponent bits.  Relative error below 1e-7;
+// exp(x) = 0 below -87 (so exp(-inf) = 0), saturates above 88.
+inline float fast_exp(float x) {
+  float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  float n = __builtin_floorf(xc * 1.44269504088896341f + 0.5f);
+  float r = xc - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500E-4f;
+  p = p * r + 1.3981999507E-3f;
+  p = p * r + 8.3334519073E-3f;
+  p = p * r + 4.1665795894E-2f;
+  p = p * r + 1.6666665459E-1f;
+  p = p * r + 5.0000001201E-1f;
+  float y = p * r * r + r + 1.0f;
+  float scale = __builtin_bit_cast(float, int32_t((int32_t(n) + 127) << 23));
+  return x < -87.0f ? 0.0f : y * scale;
+}
+
+// tanh(u) = 1 - 2 / (exp(2u) + 1), through fast_exp.
+inline float fast_tanh(float u) { return 1.0f - 2.0f / (fast_exp(2.0f * u) + 1.0f); }
 
 }  // namespace az

@@ -75,6 +75,13 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
 // a [..,M,K] (or [..,K,M] with trans_a), b [..,K,N] (or [..,N,K] with trans_b).
 // Batch dims must match, or either side may be 2-D (broadcast over the batch).
 Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false);
+// Fused x W + b for layers: x [..,K], w [K,N], b [N] (or undefined) -> [..,N].
+// The bias seeds the output before one sgemm; its gradient is a column sum.
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b);
+// Floating-point operations done by matmul so far (2·M·N·K per product,
+// forward and backward): the bench's model FLOPs, counted from real shapes.
+double matmul_flops();
+void reset_matmul_flops();
 
 // ---- shapes and indexing (ops_shape.cpp) -----------------------------------------------
 Tensor reshape(const Tensor& x, Shape s);  // shares storage; one -1 is inferred

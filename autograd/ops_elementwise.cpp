@@ -167,7 +167,7 @@ Tensor neg(const Tensor& x) {
   return unary("neg", x, [](float v) { return -v; }, [](float, float) { return -1.0f; });
 }
 Tensor exp(const Tensor& x) {
-  return unary("exp", x, [](float v) { return std::exp(v); }, [](float, float y) { return y; });
+  return unary("exp", x, [](float v) { return fast_exp(v); }, [](float, float y) { return y; });
 }
 Tensor log(const Tensor& x) {
   return unary("log", x, [](float v) { return std::log(v); }, [](float v, float) { return 1.0f / v; });
@@ -181,11 +181,11 @@ Tensor pow(const Tensor& x, float p) {
       [p](float v, float) { return p * std::pow(v, p - 1.0f); });
 }
 Tensor tanh(const Tensor& x) {
-  return unary("tanh", x, [](float v) { return std::tanh(v); }, [](float, float y) { return 1.0f - y * y; });
+  return unary("tanh", x, [](float v) { return fast_tanh(v); }, [](float, float y) { return 1.0f - y * y; });
 }
 Tensor sigmoid(const Tensor& x) {
   return unary(
-      "sigmoid", x, [](float v) { return 1.0f / (1.0f + std::exp(-v)); },
+      "sigmoid", x, [](float v) { return 1.0f / (1.0f + fast_exp(-v)); },
       [](float, float y) { return y * (1.0f - y); });
 }
 Tensor relu(const Tensor& x) {
@@ -194,7 +194,7 @@ Tensor relu(const Tensor& x) {
 }
 Tensor elu(const Tensor& x, float alpha) {
   return unary(
-      "elu", x, [alpha](float v) { return v > 0 ? v : alpha * (std::exp(v) - 1.0f); },
+      "elu", x, [alpha](float v) { return v > 0 ? v : alpha * (fast_exp(v) - 1.0f); },
       [alpha](float v, float y) { return v > 0 ? 1.0f : y + alpha; });
 }
 Tensor sin(const Tensor& x) {
@@ -209,9 +209,9 @@ Tensor cos(const Tensor& x) {
 Tensor gelu(const Tensor& x) {
   constexpr float c = 0.7978845608028654f, k = 0.044715f;
   return unary(
-      "gelu", x, [](float v) { return 0.5f * v * (1.0f + std::tanh(c * (v + k * v * v * v))); },
+      "gelu", x, [](float v) { return 0.5f * v * (1.0f + fast_tanh(c * (v + k * v * v * v))); },
       [](float v, float) {
-        float t = std::tanh(c * (v + k * v * v * v));
+        float t = fast_tanh(c * (v + k * v * v * v));
         return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * c * (1.0f + 3.0f * k * v * v);
       });
 }

@@ -10,6 +10,10 @@
 // on the small per-head products of attention.  One big product (or a batch of
 // one) uses OpenBLAS's own threads.
 #include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "autograd/internal.h"
 #include "autograd/ops.h"
@@ -17,10 +21,13 @@
 namespace az {
 
 namespace {
+double g_flops = 0;  // sgemm work done by matmul, forward and backward
 // C [M,N] (+)= op(A) op(B), A stored [M,K] or [K,M] (ta), B [K,N] or [N,K] (tb).
 inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
                  float* C) {
   if (M == 0 || N == 0) return;
+#pragma omp atomic
+  g_flops += 2.0 * double(M) * double(N) * double(K);
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
               1.0f, A, int(ta ? M : K), B, int(tb ? K : N), beta, C, int(N));
 }
@@ -66,6 +73,9 @@ void for_batch(int64_t batch, int64_t work, F f) {
   for (int64_t i = 0; i < batch; ++i) f(i);
 }
 }  // namespace
+
+double matmul_flops() { return g_flops; }
+void reset_matmul_flops() { g_flops = 0; }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   OpScope prof("matmul");
@@ -118,6 +128,49 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
       }
     });
   return c;
+}
+
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  OpScope prof("linear");
+  if (w.dim() != 2 || x.dim() < 1 || x.shape().back() != w.size(0))
+    fail("linear: input " + shape_str(x.shape()) + " and weight " + shape_str(w.shape()) + " do not fit (expected [..,K] and [K,N])");
+  int64_t K = w.size(0), N = w.size(1), M = x.numel() / std::max<int64_t>(K, 1);
+  if (b.defined() && b.shape() != Shape{N})
+    fail("linear: bias " + shape_str(b.shape()) + " must be [" + std::to_string(N) + "]");
+  Shape out = x.shape();
+  out.back() = N;
+  Tensor y = Tensor::empty(out);
+  float* py = y.data();
+  if (b.defined()) {
+    const float* pb = b.data();
+#pragma omp parallel for if (M * N > kParallelMin)
+    for (int64_t i = 0; i < M; ++i) std::copy(pb, pb + N, py + i * N);
+  }
+  gemm(false, false, M, N, K, x.data(), w.data(), b.defined() ? 1.0f : 0.0f, py);
+  if (needs_grad({&x, &w, &b}))
+    attach(y, "linear", {x, w, b}, [x, w, b, M, N, K](const Tensor& y) {
+      const float* G = y.grad_data();
+      if (x.requires_grad()) gemm(false, true, M, K, N, G, w.data(), 1.0f, x.grad_data());  // dx = G W^T
+      if (w.requires_grad()) gemm(true, false, K, N, M, x.data(), G, 1.0f, w.grad_data());  // dW = x^T G
+      if (b.defined() && b.requires_grad()) {                                             // db = column sums of G
+        float* gb = b.grad_data();
+        int nt = omp_get_max_threads();
+        std::vector<float> part(size_t(nt) * N, 0.0f);
+#pragma omp parallel if (M * N > kParallelMin)
+        {
+          float* acc = part.data() + size_t(omp_get_thread_num()) * N;
+#pragma omp for
+          for (int64_t i = 0; i < M; ++i) {
+            const float* g = G + i * N;
+#pragma omp simd
+            for (int64_t j = 0; j < N; ++j) acc[j] += g[j];
+          }
+        }
+        for (int t = 0; t < nt; ++t)
+          for (int64_t j = 0; j < N; ++j) gb[j] += part[size_t(t) * N + j];
+      }
+    });
+  return y;
 }
 
 }  // namespace az

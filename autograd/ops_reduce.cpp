@@ -160,6 +160,11 @@ struct MaskRows {
 static inline float masked_row(const float* x, const float* m, int64_t cs, bool is_bool, int64_t n, float* z) {
   const float ninf = -std::numeric_limits<float>::infinity();
   float mx = ninf;
+  if (!m) {
+#pragma omp simd reduction(max : mx)
+    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, z[j] = x[j]);
+    return mx;
+  }
   for (int64_t j = 0; j < n; ++j) {
     float v = x[j];
     if (m) v = is_bool ? (m[j * cs] != 0 ? ninf : v) : v + m[j * cs];
@@ -187,8 +192,10 @@ Tensor softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
       continue;
     }
     float s = 0;
-    for (int64_t j = 0; j < n; ++j) s += (yr[j] = std::exp(yr[j] - mx));
+#pragma omp simd reduction(+ : s)
+    for (int64_t j = 0; j < n; ++j) s += (yr[j] = fast_exp(yr[j] - mx));
     float inv = 1.0f / s;
+#pragma omp simd
     for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
   }
   if (needs_grad({&x}))
@@ -199,8 +206,10 @@ Tensor softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
       for (int64_t r = 0; r < rows; ++r) {
         const float *yr = py + r * n, *gr = g + r * n;
         float dot = 0;
+#pragma omp simd reduction(+ : dot)
         for (int64_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
         float* gxr = gx + r * n;
+#pragma omp simd
         for (int64_t j = 0; j < n; ++j) gxr[j] += yr[j] * (gr[j] - dot);
       }
     });
@@ -223,7 +232,8 @@ Tensor log_softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
     float mx = masked_row(px + r * n, mr.p ? mr.row(r) : nullptr, mr.col_stride, is_bool, n, yr);
     if (mx == -std::numeric_limits<float>::infinity()) continue;  // all -inf already
     float s = 0;
-    for (int64_t j = 0; j < n; ++j) s += std::exp(yr[j] - mx);
+#pragma omp simd reduction(+ : s)
+    for (int64_t j = 0; j < n; ++j) s += fast_exp(yr[j] - mx);
     float lse = mx + std::log(s);
     for (int64_t j = 0; j < n; ++j) yr[j] -= lse;
   }
@@ -239,7 +249,7 @@ Tensor log_softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
           if (std::isfinite(yr[j])) s += gr[j];
         float* gxr = gx + r * n;
         for (int64_t j = 0; j < n; ++j)
-          if (std::isfinite(yr[j])) gxr[j] += gr[j] - std::exp(yr[j]) * s;
+          if (std::isfinite(yr[j])) gxr[j] += gr[j] - fast_exp(yr[j]) * s;
       }
     });
   return y;
@@ -265,7 +275,7 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& labels, int ignore_i
   for (int64_t i = 0; i < M; ++i) {
     const float* row = px + i * C;
     float mx = *std::max_element(row, row + C), s = 0;
-    for (int64_t j = 0; j < C; ++j) s += ((*probs)[i * C + j] = std::exp(row[j] - mx));
+    for (int64_t j = 0; j < C; ++j) s += ((*probs)[i * C + j] = fast_exp(row[j] - mx));
     for (int64_t j = 0; j < C; ++j) (*probs)[i * C + j] /= s;
     if (labels.data[i] == ignore_index) continue;
     loss += double(mx) + std::log(double(s)) - row[labels.data[i]];

@@ -31,6 +31,10 @@ Tensor reshape(const Tensor& x, Shape s) {
   y.impl()->shape = s;
   if (needs_grad({&x}))
     attach(y, "reshape", {x}, [x](const Tensor& y) {
+      if (!x.has_grad()) {  // same element order: hand the buffer over instead of copying
+        x.impl()->grad = y.impl()->grad;
+        return;
+      }
       const float* g = y.grad_data();
       float* gx = x.grad_data();
       int64_t n = x.numel();

@@ -14,8 +14,7 @@ Linear::Linear(int64_t in, int64_t out, bool with_bias, Rng& rng) : in_(in), out
 Tensor Linear::forward(const Tensor& x) const {
   if (x.dim() == 0 || x.shape().back() != in_)
     fail("Linear: input " + shape_str(x.shape()) + " must end in " + std::to_string(in_));
-  Tensor y = matmul(x, weight);
-  return bias.defined() ? add(y, bias) : y;
+  return linear(x, weight, bias);
 }
 
 Embedding::Embedding(int64_t vocab, int64_t dim, Rng& rng) {

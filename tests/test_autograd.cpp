@@ -201,9 +201,33 @@ TEST_CASE("matmul: every transpose combination, batched and broadcast, against a
         "matmul: a [3,5] and b [4,7]: inner dimensions 5 and 4 differ");
 }
 
+TEST_CASE("fused linear equals matmul + bias and is gradient-checked") {
+  Tensor x = param({3, 5, 7}), w = param({7, 4}), b = param({4});
+  check_grad([](auto& v) { return linear(v[0], v[1], v[2]); }, {x, w, b});
+  check_grad([](auto& v) { return linear(v[0], v[1], Tensor()); }, {x, w});
+  Tensor y1 = linear(x, w, b), y2 = add(matmul(x, w), b);
+  for (int64_t i = 0; i < y1.numel(); ++i) CHECK(y1.data()[i] == doctest::Approx(y2.data()[i]).epsilon(1e-5));
+  // large enough for the parallel bias-gradient path
+  Tensor xl = param({300, 200}), wl = param({200, 150}), bl = param({150});
+  sum(linear(xl, wl, bl)).backward();
+  CHECK(bl.grad().data()[7] == doctest::Approx(300.0f));
+  CHECK(error_of([&] { linear(x, param({6, 4}), b); }) ==
+        "linear: input [3,5,7] and weight [6,4] do not fit (expected [..,K] and [K,N])");
+}
+
+TEST_CASE("fast exp and tanh match libm closely") {
+  Tensor x = Tensor::uniform({10000}, -80, 80, rng);
+  Tensor y = exp(x), t = tanh(mul_scalar(x, 0.1f));
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    CHECK(y.data()[i] == doctest::Approx(std::exp(x.data()[i])).epsilon(3e-7));
+    CHECK(t.data()[i] == doctest::Approx(std::tanh(0.1f * x.data()[i])).epsilon(1e-6).scale(1));
+  }
+}
+
 TEST_CASE("shape ops are gradient-checked") {
   Tensor x = param({3, 5, 7});
   check_grad([](auto& v) { return reshape(v[0], {5, -1}); }, {x});
+  check_grad([](auto& v) { return add(reshape(v[0], {105}), reshape(v[0], {105})); }, {x});  // shared buffer, then +=
   check_grad([](auto& v) { return permute(v[0], {2, 0, 1}); }, {x});
   check_grad([](auto& v) { return transpose(v[0], 0, 2); }, {x});
   check_grad([](auto& v) { return narrow(v[0], 1, 1, 3); }, {x});
