@@ -1,0 +1,12 @@
+// The tiled exact attention op behind the `flash` variant (see flash.cpp).
+#pragma once
+#include "autograd/tensor.h"
+
+namespace az {
+
+// q, k, v [B,H,N,d]; key_pad [B,N] (1 = padding) or undefined -> [B,H,N,d].
+// Equals softmax(q k^T * scale | masks) v without storing the N x N matrix.
+Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& key_pad, bool causal,
+                       float scale, int64_t block_q = 64, int64_t block_k = 256);
+
+}  // namespace az
