@@ -148,6 +148,9 @@ Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
   auto lse = std::make_shared<std::vector<float>>(size_t(B * H * N));
   const float *Q = q.data(), *K = k.data(), *V = v.data(), *P = key_pad.defined() ? key_pad.data() : nullptr;
   float* O = out.data();
+  // Q K^T and P V over the computed tiles (about half of them when causal).
+  double work = 4.0 * double(s.units) * double(N) * double(N) * double(d) * (causal ? 0.5 : 1.0);
+  count_matmul_flops(work);
 #pragma omp parallel
   {
     std::vector<float> S(size_t(s.br * s.bc));
@@ -162,6 +165,8 @@ Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
       const float *Q = q.data(), *K = k.data(), *V = v.data(), *O = out.data(), *dO = out.grad_data();
       const float* P = key_pad.defined() ? key_pad.data() : nullptr;
       float *dQ = q.grad_data(), *dK = k.grad_data(), *dV = v.grad_data();
+      // model FLOPs of the backward (as full's four products); the recomputed Q K^T is not counted
+      count_matmul_flops(2.0 * 4.0 * double(s.units) * double(N) * double(N) * double(d) * (s.causal ? 0.5 : 1.0));
 #pragma omp parallel
       {
         std::vector<float> S(size_t(s.br * s.bc)), dP(size_t(s.br * s.bc));

@@ -82,6 +82,9 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b);
 // forward and backward): the bench's model FLOPs, counted from real shapes.
 double matmul_flops();
 void reset_matmul_flops();
+// Kernels that call sgemm themselves (flash, fused sparse attention) report
+// their work here so the bench's FLOP count stays complete.
+void count_matmul_flops(double flops);
 
 // ---- shapes and indexing (ops_shape.cpp) -----------------------------------------------
 Tensor reshape(const Tensor& x, Shape s);  // shares storage; one -1 is inferred

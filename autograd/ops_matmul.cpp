@@ -76,6 +76,10 @@ void for_batch(int64_t batch, int64_t work, F f) {
 
 double matmul_flops() { return g_flops; }
 void reset_matmul_flops() { g_flops = 0; }
+void count_matmul_flops(double flops) {
+#pragma omp atomic
+  g_flops += flops;
+}
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   OpScope prof("matmul");
