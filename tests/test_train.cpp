@@ -172,6 +172,12 @@ TEST_CASE("checkpoints: round trip, and resuming equals training without stoppin
   // eval from the checkpoint alone reproduces the run's test accuracy
   EvalResult e = evaluate_checkpoint(dir + "/a/best.ckpt", "test", "");
   CHECK(e.examples == 1000);
+  // and attnmap draws the trained model's attention for one example
+  std::string err;
+  CHECK(run_cli("attnmap --ckpt " + dir + "/a/best.ckpt --index 2 --out " + dir + "/map.png", &err) == 0);
+  CHECK(fs::file_size(dir + "/map.png") > 1000);
+  CHECK(run_cli("attnmap --ckpt " + dir + "/a/best.ckpt --index 5000", &err) == 2);
+  CHECK(err.find("--index 5000 out of range for the test split of 1000 examples") != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -7,5 +7,7 @@ namespace az {
 
 // attnzoo pattern --model M --seq-len N --out F.png: the entries a variant computes.
 int cmd_pattern(const std::vector<std::string>& args);
+// attnzoo attnmap --ckpt CKPT --index I --out F.png: a trained model's attention weights.
+int cmd_attnmap(const std::vector<std::string>& args);
 
 }  // namespace az

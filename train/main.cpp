@@ -30,6 +30,7 @@ const char* kUsage =
     "  data     generate or prepare a data set     attnzoo data listops|text|pathfinder|fashion-mnist --out DIR\n"
     "  bench    speed and memory of one config     attnzoo bench --model local --seq-len 4096\n"
     "  pattern  picture of the entries computed    attnzoo pattern --model bigbird --seq-len 64 --out p.png\n"
+    "  attnmap  a trained model's attention        attnzoo attnmap --ckpt runs/listops-full/best.ckpt --index 0\n"
     "  models   list the models and their settings\n"
     "\n"
     "`attnzoo COMMAND --help` describes a command's flags.\n";
@@ -269,7 +270,8 @@ int main(int argc, char** argv) {
     if (cmd == "bench") return cmd_bench(args);
     if (cmd == "models") return cmd_models(args);
     if (cmd == "pattern") return cmd_pattern(args);
-    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, models)\n", cmd.c_str());
+    if (cmd == "attnmap") return cmd_attnmap(args);
+    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, models)\n", cmd.c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnzoo %s: %s\n", cmd.c_str(), e.what());
