@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Attention Zoo against PyTorch eager on the same CPU, side by side.
 
 Builds the same encoder classifier as `attnzoo bench` in PyTorch (token
@@ -8,8 +8,8 @@ LRA's betas, gradient clipping at 1), trains it on the same random tokens,
 and prints the steps/s of both and their ratio.  Optional for users: needs
 Debian's python3-torch (apt-get install python3-torch); the project does not.
 
-  python3 bench/compare_pytorch.py --model full --seq-len 1024 --batch 8
-  python3 bench/compare_pytorch.py --model local,linformer,performer,linear --seq-len 4096 --batch 2
+  /usr/bin/python3 bench/compare_pytorch.py --model full --seq-len 1024 --batch 8
+  /usr/bin/python3 bench/compare_pytorch.py --model local,linformer,performer,linear --seq-len 4096 --batch 2
 
 Attention variants follow the project's defaults: local (window 64 each
 side, blocks of 64), linformer (k = 256, one E and F for all heads),
@@ -24,9 +24,12 @@ import subprocess
 import sys
 import time
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError:
+    sys.exit("compare_pytorch.py needs PyTorch: apt-get install python3-torch, then run it with /usr/bin/python3")
 
 
 class Attention(nn.Module):
