@@ -1,0 +1,103 @@
+// bigbird: block-sparse attention: window blocks, global blocks, random blocks.
+//
+// The sequence is cut into blocks of b (the last one may be short).  Query
+// block i (not the first or last) attends to the key blocks i-1, i, i+1 (the
+// window), the first and last blocks (global), and r random blocks drawn from
+// the rest; the first and last query blocks are global and attend to every
+// key.  Each query block is one sgemm against its (3 + 2 + r) b keys, so time
+// and memory grow as N b (5 + r) + 2 b N: linear in N.  When a row has fewer
+// than r blocks left to draw from it takes them all, so short sequences
+// (N <= (5 + r) b or so) get full attention.
+//   Knobs: --block b (default 64), --random-blocks r (default 3), as HF's defaults.
+// The random layout is fixed per layer (as google-research/bigbird draws it
+// once per layer from a seed, not per step): a buffer "random_seed" [H, M]
+// (M = ceil(max_len / b)) of integers from the seeded random source, saved with
+// the checkpoint.  Row block i of head h ranks the blocks it may draw (not
+// window, not global) by hash64(seed[h][i] << 32 | j) and takes the r lowest:
+// valid for every N <= max_len, O(H M) numbers to store.
+// Paper: Zaheer et al. 2020, "Big Bird: Transformers for Longer Sequences"
+// (ITC form; HF modeling_big_bird block_sparse: window of 3 blocks, first and
+// last block global, random blocks exclude window and global ones, per head).
+#include <algorithm>
+#include <map>
+
+#include "attention/blocksparse.h"
+
+namespace az {
+namespace {
+
+enum : uint8_t { kGlobal = 1, kWindow = 2, kRandom = 3 };
+
+class BigBirdAttention : public BlockSparseAttention {
+ public:
+  explicit BigBirdAttention(const AttentionConfig& c)
+      : BlockSparseAttention(c), b_(knob_int("block")), r_(knob_int("random_blocks")) {
+    m_ = (c.max_len + b_ - 1) / b_;
+    Tensor seeds = Tensor::empty({c.heads, m_});
+    for (int64_t i = 0; i < seeds.numel(); ++i) seeds.data()[i] = float(global_rng().randint(1 << 24));  // exact in float
+    seeds_ = register_buffer("random_seed", seeds);
+  }
+
+ protected:
+  Layouts layouts(int64_t n) override {
+    int64_t nb = (n + b_ - 1) / b_;
+    if (nb > m_)
+      fail("bigbird: sequence length " + std::to_string(n) + " exceeds --seq-len " + std::to_string(cfg_.max_len) +
+           " (its random layout is drawn for " + std::to_string(m_) + " blocks of " + std::to_string(b_) + ")");
+    // Cached by length and by the seeds (a checkpoint load overwrites them).
+    auto key = std::make_pair(n, seeds_.to_vector());
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    Layouts L(size_t(cfg_.heads));
+    for (int64_t h = 0; h < cfg_.heads; ++h) L[size_t(h)] = head_layout(n, nb, h);
+    if (cache_.size() > 16) cache_.clear();
+    return cache_[key] = L;
+  }
+  std::vector<std::string> legend() const override { return {"global", "window", "random"}; }
+
+ private:
+  std::shared_ptr<SparseLayout> head_layout(int64_t n, int64_t nb, int64_t h) const {
+    auto L = std::make_shared<SparseLayout>();
+    L->n = n;
+    const float* seed = seeds_.data() + h * m_;
+    for (int64_t i = 0; i < nb; ++i) {
+      SparseGroup G;
+      for (int64_t p = i * b_; p < std::min(n, (i + 1) * b_); ++p) G.rows.push_back(int32_t(p));
+      std::vector<uint8_t> kind(size_t(nb), 0);  // per key block
+      if (i == 0 || i == nb - 1) {
+        std::fill(kind.begin(), kind.end(), kGlobal);
+      } else {
+        for (int64_t j = i - 1; j <= i + 1; ++j) kind[size_t(j)] = kWindow;
+        kind[0] = kind[size_t(nb - 1)] = kGlobal;
+        std::vector<std::pair<uint64_t, int64_t>> cand;  // (priority, block)
+        for (int64_t j = 0; j < nb; ++j)
+          if (!kind[size_t(j)]) cand.push_back({hash64(uint64_t(seed[i]) << 32 | uint64_t(j)), j});
+        std::sort(cand.begin(), cand.end());
+        for (size_t t = 0; t < std::min(cand.size(), size_t(r_)); ++t) kind[size_t(cand[t].second)] = kRandom;
+      }
+      G.per_column = true;
+      for (int64_t j = 0; j < nb; ++j)
+        if (kind[size_t(j)])
+          for (int64_t p = j * b_; p < std::min(n, (j + 1) * b_); ++p) {
+            G.cols.push_back(int32_t(p));
+            G.label.push_back(kind[size_t(j)]);
+          }
+      L->groups.push_back(std::move(G));
+    }
+    L->finish();
+    return L;
+  }
+  int64_t b_, r_, m_;
+  Tensor seeds_;  // [H, M] buffer
+  std::map<std::pair<int64_t, std::vector<float>>, Layouts> cache_;
+};
+
+RegisterAttention reg({"bigbird",
+                       "block-sparse: 3 window blocks, first/last block global, r random blocks (Zaheer et al. 2020)",
+                       {{"block", 64, 1, 1 << 16, "positions per block"},
+                        {"random_blocks", 3, 0, 1 << 16, "random key blocks per query block (fixed per layer)"}},
+                       [](const AttentionConfig& c) { return std::make_shared<BigBirdAttention>(c); }, false,
+                       "fixed"});
+
+}  // namespace
+}  // namespace az

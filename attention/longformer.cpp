@@ -1,0 +1,68 @@
+// longformer: sliding windows, dilated on some heads, plus global tokens.
+//
+// Heads are split: on the local heads query i sees keys |i - j| <= w; on the
+// dilated heads it sees j = i + k*s, |k| <= w (reaching w*s positions away).
+// On every head the g global positions (the first g, e.g. a CLS token) attend to
+// all keys and all queries attend to them.  Computed blockwise like `local`
+// and `strided` (dilated heads regroup the sequence by residue class i mod s),
+// with the global keys appended to each block's key list and the global rows
+// computed as one dense strip.  Cost N*(b + 2w + g) + g*N.
+//   Knobs: --window w (default 64), --dilation s (default 2), --dilated-heads
+//   (default -1: half the heads, rounded down), --globals g (default 1), --block b (default 64).
+// Paper: Beltagy et al. 2020, "Longformer" (allenai/longformer; HF
+// modeling_longformer: window band, global keys in front of the band, global
+// query rows recomputed over all keys).  Deviations: the paper varies window
+// and dilation per layer (and uses dilation on 2 heads of the upper layers
+// only); here both are one setting per model.  Global positions are the first
+// g; the paper picks them per task (CLS, question tokens).
+#include <map>
+
+#include "attention/blocksparse.h"
+
+namespace az {
+namespace {
+
+class LongformerAttention : public BlockSparseAttention {
+ public:
+  explicit LongformerAttention(const AttentionConfig& c) : BlockSparseAttention(c) {
+    dilated_ = knob_int("dilated_heads");
+    if (dilated_ < 0) dilated_ = c.heads / 2;
+    if (dilated_ > c.heads)
+      fail("--dilated-heads " + std::to_string(dilated_) + " must be at most --heads " + std::to_string(c.heads));
+  }
+
+ protected:
+  Layouts layouts(int64_t n) override {
+    auto it = cache_.find(n);
+    if (it != cache_.end()) return it->second;
+    BandSpec s;
+    s.n = n, s.block = knob_int("block"), s.radius = knob_int("window");
+    for (int64_t i = 0; i < std::min(knob_int("globals"), n); ++i) s.globals.push_back(int32_t(i));
+    s.global_label = 1, s.window_label = 2;
+    Layouts L(size_t(cfg_.heads));
+    auto local = band_layout(s);
+    s.stride = knob_int("dilation"), s.window_label = 3;
+    auto dilated = dilated_ ? band_layout(s) : local;
+    for (int64_t h = 0; h < cfg_.heads; ++h) L[size_t(h)] = h < cfg_.heads - dilated_ ? local : dilated;
+    return cache_[n] = L;
+  }
+  std::vector<std::string> legend() const override { return {"global", "window", "stride"}; }
+  std::vector<int64_t> pattern_heads() const override { return {0, cfg_.heads - 1}; }  // a local and a dilated head
+
+ private:
+  int64_t dilated_;
+  std::map<int64_t, Layouts> cache_;  // by sequence length
+};
+
+RegisterAttention reg({"longformer",
+                       "local and dilated window heads plus global tokens (Beltagy et al. 2020, cost N*(w+g))",
+                       {{"window", 64, 1, 1 << 20, "keys on each side, in positions (local heads) or strides (dilated)"},
+                        {"dilation", 2, 1, 1 << 16, "distance between attended keys on the dilated heads"},
+                        {"dilated_heads", -1, -1, 1 << 16, "heads with the dilated window (-1: half of them)"},
+                        {"globals", 1, 0, 1 << 20, "the first g positions are global"},
+                        {"block", 64, 1, 1 << 16, "queries per block (one sgemm each)"}},
+                       [](const AttentionConfig& c) { return std::make_shared<LongformerAttention>(c); }, false,
+                       "fixed"});
+
+}  // namespace
+}  // namespace az
