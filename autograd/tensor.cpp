@@ -128,6 +128,17 @@ Rng& global_rng() {
   return rng;
 }
 
+BatchShard& batch_shard() {
+  static BatchShard s;
+  return s;
+}
+
+uint64_t mask_counter_base(int64_t lead, int64_t numel) {
+  const BatchShard& s = batch_shard();
+  if (s.rows <= 0 || s.first == 0 || lead <= 0 || lead % s.rows != 0) return 0;
+  return uint64_t(s.first) * uint64_t(numel / s.rows);
+}
+
 // ---- tensor -------------------------------------------------------------------
 static std::shared_ptr<TensorImpl> new_impl(const Shape& s) {
   for (int64_t d : s)

@@ -59,6 +59,21 @@ class Rng {
 Rng& global_rng();
 uint64_t hash64(uint64_t x);  // splitmix64 finaliser: counter-based randomness
 
+// Per-element random masks (dropout) under data parallelism.  A process that
+// computes rows [first, first + rows) of a global batch (train/distributed.h)
+// records them here.  A mask over an example-major tensor, one whose leading
+// dimension is a multiple of `rows` ([B,...] or [B*H,...]), then counts its
+// elements from first * (elements per example), as if the whole batch were
+// present: an example gets the same mask however the batch is split.
+// rows = 0 (the default, one process): no shift.
+struct BatchShard {
+  int64_t first = 0, rows = 0;
+};
+BatchShard& batch_shard();
+// The counter of element 0 of a mask over a tensor of `numel` elements whose
+// leading dimension is `lead`: 0 unless sharded and lead % rows == 0.
+uint64_t mask_counter_base(int64_t lead, int64_t numel);
+
 struct Node;
 class Tensor;
 
