@@ -1,0 +1,228 @@
+// reformer: LSH attention (Kitaev, Kaiser & Levskaya, "Reformer: The Efficient
+// Transformer", ICLR 2020; conventions of lucidrains/reformer-pytorch LSHAttention).
+//
+// Which entries: queries and keys are the same vectors (shared QK projection;
+// keys are the L2-normalised queries), so "q_i is close to k_j" is symmetric
+// and can be found by hashing.  Angular LSH: a random Gaussian matrix R
+// (d x buckets/2) and bucket(x) = argmax[xR, -xR]; nearby directions tend to
+// share a bucket.  The N tokens are sorted by (bucket, position) and cut into
+// chunks of c = bucket_size; each chunk attends to itself and the previous
+// chunk (wrapping around), so a bucket split by a chunk border still meets.  A
+// token attends to itself only when nothing else is available (its own score
+// is -5e4: with shared QK it would otherwise always win).  Several hash rounds
+// run independently; their outputs are combined with weights
+// softmax_r(logsumexp of round r's scores), i.e. as if the rounds' entries
+// were one softmax (a key found in two rounds counts twice, as in lucidrains'
+// default allow_duplicate_attention).  Results are un-sorted back to positions.
+//
+// Cost per head: hashing N*d*buckets/2 per round, a counting sort O(N), and
+// attention N*2c*d per round: N log N + N c (buckets grow with N/c).
+// Hashing gets no gradient.  Rotations are drawn from the seeded source afresh
+// on every training forward and are a fixed buffer (saved in checkpoints) in
+// evaluation.  Padded keys are excluded and padded tokens are hashed to an
+// extra last bucket, so they sort to the end and do not crowd real chunks.
+#include <cmath>
+
+#include "attention/cluster_util.h"
+
+namespace az {
+
+IntTensor lsh_buckets(const Tensor& vecs, const Tensor& rotations, int64_t rounds, int64_t buckets) {
+  if (vecs.dim() != 3 || rotations.dim() != 2 || buckets < 2 || buckets % 2 ||
+      rotations.size(0) != vecs.size(2) || rotations.size(1) != rounds * buckets / 2)
+    fail("lsh_buckets: vecs " + shape_str(vecs.shape()) + " and rotations " + shape_str(rotations.shape()) +
+         " must be [G,N,d] and [d, rounds*buckets/2] with even buckets (rounds " + std::to_string(rounds) +
+         ", buckets " + std::to_string(buckets) + ")");
+  NoGradGuard ng;
+  Tensor rot = matmul(vecs.detach(), rotations.detach());  // [G,N,rounds*half]
+  int64_t G = vecs.size(0), N = vecs.size(1), half = buckets / 2;
+  IntTensor ids({G, rounds, N}, std::vector<int32_t>(size_t(G * rounds * N)));
+  const float* pr = rot.data();
+#pragma omp parallel for if (G * N * rounds * half > (1 << 15))
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t r = 0; r < rounds; ++r) {
+        const float* x = pr + (g * N + n) * rounds * half + r * half;
+        int64_t amax = 0, amin = 0;
+        for (int64_t i = 1; i < half; ++i) {
+          if (x[i] > x[amax]) amax = i;
+          if (x[i] < x[amin]) amin = i;
+        }
+        // argmax over [x, -x], first occurrence on ties
+        ids.data[size_t((g * rounds + r) * N + n)] = int32_t(x[amax] >= -x[amin] ? amax : half + amin);
+      }
+  return ids;
+}
+
+namespace {
+
+int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+class ReformerAttention : public Attention {
+ public:
+  explicit ReformerAttention(const AttentionConfig& c) : Attention(c) {
+    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads, /*shared_qk=*/true));
+    chunk_ = knob_int("bucket_size");
+    hashes_ = knob_int("hashes");
+    buckets_ = knob_int("buckets");
+    if (buckets_ % 2) fail("--buckets " + std::to_string(buckets_) + " must be even (0 = sequence length / bucket size)");
+    max_buckets_ = buckets_for(round_up(c.max_len, chunk_), chunk_);
+    rotations_ = register_buffer("rotations", Tensor::randn({c.head_dim(), hashes_ * max_buckets_ / 2}));
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    Trace tr;
+    run(x, key_pad, &tr);
+    Pattern p;
+    p.n = x.size(1);
+    p.cell.assign(size_t(p.n * p.n), 0);
+    p.legend = {"own chunk", "previous chunk"};
+    for (auto& ch : tr.chunks) {  // head 0 of example 0
+      int64_t C = ch.q_rows.shape[1], cq = ch.q_rows.shape[2], ck = ch.k_rows.shape[2];
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < cq; ++i)
+          for (int64_t j = 0; j < ck; ++j) {
+            int64_t qi = ch.q_rows.data[size_t(c * cq + i)], kj = ch.k_rows.data[size_t(c * ck + j)];
+            if (qi < p.n && kj < p.n && !p.cell[size_t(qi * p.n + kj)]) p.cell[size_t(qi * p.n + kj)] = j < cq ? 1 : 2;
+          }
+    }
+    return p;
+  }
+
+  // sum_r w_r(i) P_r(i, j) for example 0: the weights the forward pass applies.
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    Trace tr;
+    run(narrow(x, 0, 0, 1), key_pad.defined() ? narrow(key_pad, 0, 0, 1) : key_pad, &tr);
+    int64_t H = cfg_.heads, N = x.size(1), R = int64_t(tr.chunks.size());
+    Tensor w = Tensor::zeros({H, N, N});
+    for (int64_t r = 0; r < R; ++r) {
+      const Chunks& ch = tr.chunks[size_t(r)];
+      int64_t C = ch.q_rows.shape[1], cq = ch.q_rows.shape[2], ck = ch.k_rows.shape[2], Np = C * cq;
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t i = 0; i < cq; ++i) {
+            int64_t qi = ch.q_rows.data[size_t((h * C + c) * cq + i)];
+            if (qi >= N) continue;
+            float wr = R > 1 ? tr.round_w.data()[(h * Np + qi) * R + r] : 1.0f;
+            for (int64_t j = 0; j < ck; ++j) {
+              int64_t kj = ch.k_rows.data[size_t((h * C + c) * ck + j)];
+              if (kj < N) w.data()[(h * N + qi) * N + kj] += wr * tr.weights[size_t(r)][size_t(((h * C + c) * cq + i) * ck + j)];
+            }
+          }
+    }
+    return w;
+  }
+
+ private:
+  struct Trace {
+    std::vector<Chunks> chunks;                // per round
+    std::vector<std::vector<float>> weights;   // per round [G,C,cq,ck]
+    Tensor round_w;                            // [G,Np,R]
+  };
+
+  int64_t buckets_for(int64_t padded_len, int64_t chunk) const {
+    if (buckets_ > 0) return buckets_;
+    int64_t nb = padded_len / chunk;
+    return std::max<int64_t>(2, nb + nb % 2);
+  }
+
+  // This forward's rotations [d, hashes * nb/2]: fresh in training, the buffer's first nb/2 columns per round in eval.
+  Tensor rotations(int64_t nb) const {
+    int64_t d = cfg_.head_dim(), half = nb / 2, mhalf = max_buckets_ / 2;
+    if (is_training()) return Tensor::randn({d, hashes_ * half}, 1.0f, global_rng());
+    Tensor r = Tensor::empty({d, hashes_ * half});
+    for (int64_t i = 0; i < d; ++i)
+      for (int64_t h = 0; h < hashes_; ++h)
+        for (int64_t j = 0; j < half; ++j)
+          r.data()[(i * hashes_ + h) * half + j] = rotations_.data()[(i * hashes_ + h) * mhalf + j];
+    return r;
+  }
+
+  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("reformer: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim(), G = B * H;
+    if (N > cfg_.max_len)
+      fail("reformer: sequence length " + std::to_string(N) + " exceeds --seq-len " + std::to_string(cfg_.max_len));
+    if (key_pad.defined() && key_pad.shape() != Shape{B, N})
+      fail("reformer: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
+           std::to_string(N) + "]");
+    int64_t cs = std::min(chunk_, N);  // chunk size: a sequence shorter than a chunk is one chunk, not padded
+    int64_t Np = round_up(N, cs), C = Np / cs, nb = buckets_for(Np, cs), ck = C > 1 ? 2 * cs : cs;
+
+    auto h = proj_->project(x);  // q = k, v [B,H,N,d]
+    Tensor qk = reshape(pad_positions(h.q, Np), {G, Np, d});
+    Tensor v = reshape(pad_positions(h.v, Np), {G, Np, d});
+    Tensor k = unit_normalize(qk);  // keys: unit-length queries
+
+    std::vector<uint8_t> out(size_t(G * Np), 0);  // padded keys (and the rows added to reach Np)
+    for (int64_t g = 0; g < G; ++g)
+      for (int64_t n = 0; n < Np; ++n)
+        out[size_t(g * Np + n)] = n >= N || (key_pad.defined() && key_pad.data()[(g / H) * N + n] != 0);
+
+    IntTensor ids = lsh_buckets(qk, rotations(nb), hashes_, nb);  // [G,R,Np]
+    float scale = 1.0f / std::sqrt(float(d));
+    std::vector<Tensor> outs, lses;
+    for (int64_t r = 0; r < hashes_; ++r) {
+      Chunks ch;
+      ch.q_rows = IntTensor({G, C, cs}, std::vector<int32_t>(size_t(G * Np)));
+      ch.k_rows = IntTensor({G, C, ck}, std::vector<int32_t>(size_t(G * C * ck)));
+      ch.k_out = out;
+      ch.self_last_resort = true;
+#pragma omp parallel for if (G > 1 && G * Np > (1 << 14))
+      for (int64_t g = 0; g < G; ++g) {
+        // Stable counting sort by bucket (padding in bucket nb): order is by (bucket, position).
+        std::vector<int32_t> start(size_t(nb + 2), 0);
+        const int32_t* id = ids.data.data() + (g * hashes_ + r) * Np;
+        auto key = [&](int64_t n) { return out[size_t(g * Np + n)] ? nb : int64_t(id[n]); };
+        for (int64_t n = 0; n < Np; ++n) start[size_t(key(n) + 1)]++;
+        for (int64_t b = 0; b <= nb; ++b) start[size_t(b + 1)] += start[size_t(b)];
+        int32_t* order = ch.q_rows.data.data() + g * Np;
+        for (int64_t n = 0; n < Np; ++n) order[start[size_t(key(n))]++] = int32_t(n);
+        for (int64_t c = 0; c < C; ++c) {  // keys: own chunk, then the previous one (wrapping)
+          int32_t* kr = ch.k_rows.data.data() + (g * C + c) * ck;
+          std::copy(order + c * cs, order + (c + 1) * cs, kr);
+          if (C > 1) std::copy(order + ((c + C - 1) % C) * cs, order + ((c + C - 1) % C + 1) * cs, kr + cs);
+        }
+      }
+      std::vector<float>* w = nullptr;
+      if (tr) tr->weights.emplace_back(), w = &tr->weights.back();
+      ChunkResult res = chunk_attention(qk, k, v, ch, scale, cfg_.dropout, is_training(), w);
+      outs.push_back(res.out);  // [G,Np,d], already back in position order
+      if (hashes_ > 1) {        // this round's log-sum-exp per position
+        IntTensor rows({G, Np}, ch.q_rows.data);
+        lses.push_back(scatter_add_rows(Tensor::zeros({G, Np, 1}), rows, reshape(res.lse, {G, Np, 1})));
+      }
+      if (tr) tr->chunks.push_back(std::move(ch));
+    }
+    Tensor o = outs[0];
+    if (hashes_ > 1) {  // combine the rounds: weights softmax over r of lse_r
+      Tensor w = softmax(concat(lses, 2));  // [G,Np,R]
+      if (tr) tr->round_w = w;
+      o = mul(outs[0], narrow(w, 2, 0, 1));
+      for (int64_t r = 1; r < hashes_; ++r) o = add(o, mul(outs[size_t(r)], narrow(w, 2, r, 1)));
+    }
+    o = narrow(reshape(o, {B, H, Np, d}), 2, 0, N);
+    return proj_->output(o);
+  }
+
+  std::shared_ptr<QKVProjection> proj_;
+  Tensor rotations_;  // [d, hashes * max_buckets/2], the evaluation rotations
+  int64_t chunk_, hashes_, buckets_, max_buckets_;
+};
+
+RegisterAttention reg({"reformer",
+                       "LSH attention: shared QK, random-rotation hashing, sorted chunks + previous chunk, "
+                       "hash rounds combined by logsumexp (Kitaev et al. 2020)",
+                       {{"bucket_size", 64, 1, 4096, "chunk size c: each chunk of the sorted sequence attends to itself and the previous chunk"},
+                        {"hashes", 4, 1, 16, "hash rounds (more rounds: closer to full attention, proportionally slower)"},
+                        {"buckets", 0, 0, 65536, "hash buckets (even); 0 = padded length / bucket_size"}},
+                       [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); }, false,
+                       "learned"});
+
+}  // namespace
+}  // namespace az

@@ -1,0 +1,296 @@
+// routing: Routing attention (Roy, Saffar, Vaswani & Grangier, "Efficient
+// Content-Based Sparse Attention with Routing Transformers", TACL 2021;
+// conventions of lucidrains/routing-transformer KmeansAttention).
+//
+// Which entries: queries and keys are routed to C clusters by spherical
+// k-means (cosine similarity of the unit-length query / key to C unit
+// centroids per head).  Clusters are balanced: cluster c takes the w queries
+// and the w keys most similar to its centroid, and its w queries attend to
+// its w keys.  A query's output is the average over the clusters that took
+// it (a query no cluster took gets 0: the residual carries it).  The
+// centroids are not trained by gradient: they are a buffer (saved in
+// checkpoints), initialised by a few k-means iterations on the first training
+// batch and then moved by an exponential moving average of their members'
+// mean on every training forward.  Routing itself gets no gradient; the
+// attention inside each cluster is ordinary softmax attention on the raw
+// (unnormalised) q and k, so one cluster with w = N is full attention.
+//
+// Cost per head: routing N*C*d, selection O(N*C), attention C*w^2*d; with
+// C = sqrt(N) clusters of w = N/C that is N*sqrt(N)*d.  Padded keys are
+// excluded (and ranked last, so clusters fill with real tokens first).
+// Deviation: lucidrains also offers a commitment loss pulling q/k toward their
+// centroids; the layer interface has no auxiliary loss, so it is left out.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <cblas.h>
+
+#include "attention/cluster_util.h"
+
+namespace az {
+
+namespace {
+
+constexpr int kInitIters = 10;  // k-means iterations on the first batch (lucidrains KMEAN_INIT_ITERS)
+
+void normalize(float* x, int64_t d) {
+  double s = 0;
+  for (int64_t j = 0; j < d; ++j) s += double(x[j]) * x[j];
+  float inv = float(1.0 / std::sqrt(s + 1e-12));
+  for (int64_t j = 0; j < d; ++j) x[j] *= inv;
+}
+
+// assign[m] = argmax_c x_m . mu_c for x [M,d], mu [C,d].
+void nearest(const float* x, int64_t M, const float* mu, int64_t C, int64_t d, std::vector<float>& sim,
+             std::vector<int32_t>& assign) {
+  sim.resize(size_t(M * C));
+  assign.resize(size_t(M));
+  if (M) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(M), int(C), int(d), 1.0f, x, int(d), mu, int(d), 0.0f,
+                     sim.data(), int(C));
+  for (int64_t m = 0; m < M; ++m) assign[size_t(m)] = int32_t(std::max_element(&sim[size_t(m * C)], &sim[size_t(m * C)] + C) - &sim[size_t(m * C)]);
+}
+
+// Rows of x [B,H,M,d] for head h that are not skipped, gathered into one [rows,d] buffer.
+std::vector<float> head_rows(const Tensor& x, int64_t h, const std::vector<uint8_t>& skip) {
+  int64_t B = x.size(0), H = x.size(1), M = x.size(2), d = x.size(3);
+  std::vector<float> out;
+  out.reserve(size_t(B * M * d));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t m = 0; m < M; ++m)
+      if (skip.empty() || !skip[size_t(b * M + m)]) {
+        const float* r = x.data() + ((b * H + h) * M + m) * d;
+        out.insert(out.end(), r, r + d);
+      }
+  return out;
+}
+
+void check_centroids(const Tensor& centroids, const Tensor& x, const std::vector<uint8_t>& skip) {
+  if (centroids.dim() != 3 || x.dim() != 4 || x.size(1) != centroids.size(0) || x.size(3) != centroids.size(2) ||
+      (!skip.empty() && int64_t(skip.size()) != x.size(0) * x.size(2)))
+    fail("k-means: centroids " + shape_str(centroids.shape()) + " and vectors " + shape_str(x.shape()) +
+         " must be [H,C,d] and [B,H,M,d] (skip flags: B*M)");
+}
+
+// Spherical k-means from scratch on x (unit rows): C random members, then kInitIters rounds.
+void kmeans_init(Tensor& centroids, const Tensor& x, const std::vector<uint8_t>& skip, Rng& rng) {
+  check_centroids(centroids, x, skip);
+  int64_t H = centroids.size(0), C = centroids.size(1), d = centroids.size(2);
+  for (int64_t h = 0; h < H; ++h) {
+    std::vector<float> rows = head_rows(x, h, skip);
+    int64_t M = int64_t(rows.size()) / d;
+    if (M == 0) continue;
+    float* mu = centroids.data() + h * C * d;
+    for (int64_t c = 0; c < C; ++c) std::copy_n(&rows[size_t(rng.randint(M) * d)], d, mu + c * d);
+    std::vector<float> sim, sums(size_t(C * d));
+    std::vector<int32_t> assign;
+    std::vector<int64_t> count(size_t(C), 0);
+    for (int it = 0; it < kInitIters; ++it) {
+      nearest(rows.data(), M, mu, C, d, sim, assign);
+      std::fill(sums.begin(), sums.end(), 0.0f);
+      std::fill(count.begin(), count.end(), 0);
+      for (int64_t m = 0; m < M; ++m) {
+        for (int64_t j = 0; j < d; ++j) sums[size_t(assign[size_t(m)] * d + j)] += rows[size_t(m * d + j)];
+        count[size_t(assign[size_t(m)])]++;
+      }
+      for (int64_t c = 0; c < C; ++c)
+        if (count[size_t(c)]) {
+          std::copy_n(&sums[size_t(c * d)], d, mu + c * d);
+          normalize(mu + c * d, d);
+        }
+    }
+  }
+}
+
+}  // namespace
+
+void kmeans_ema_update(Tensor& centroids, const Tensor& x, const std::vector<uint8_t>& skip, float decay) {
+  check_centroids(centroids, x, skip);
+  int64_t H = centroids.size(0), C = centroids.size(1), d = centroids.size(2);
+#pragma omp parallel for if (H > 1 && x.numel() * C > (1 << 16))
+  for (int64_t h = 0; h < H; ++h) {
+    std::vector<float> rows = head_rows(x, h, skip), sim, sums(size_t(C * d), 0.0f);
+    std::vector<int32_t> assign;
+    std::vector<int64_t> count(size_t(C), 0);
+    int64_t M = int64_t(rows.size()) / d;
+    float* mu = centroids.data() + h * C * d;
+    nearest(rows.data(), M, mu, C, d, sim, assign);
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t j = 0; j < d; ++j) sums[size_t(assign[size_t(m)] * d + j)] += rows[size_t(m * d + j)];
+      count[size_t(assign[size_t(m)])]++;
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      if (!count[size_t(c)]) continue;  // no members: the centroid stays
+      float* s = &sums[size_t(c * d)];
+      normalize(s, d);  // the members' mean direction
+      for (int64_t j = 0; j < d; ++j) mu[c * d + j] = decay * mu[c * d + j] + (1.0f - decay) * s[j];
+      normalize(mu + c * d, d);
+    }
+  }
+}
+
+namespace {
+
+class RoutingAttention : public Attention {
+ public:
+  explicit RoutingAttention(const AttentionConfig& c) : Attention(c) {
+    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
+    clusters_ = knob_int("clusters");
+    if (clusters_ == 0) clusters_ = std::max<int64_t>(1, int64_t(std::lround(std::sqrt(double(c.max_len)))));
+    window_ = knob_int("window");
+    decay_ = float(knob("ema_decay"));
+    // Random unit centroids until the first training batch initialises them.
+    Tensor mu = Tensor::randn({c.heads, clusters_, c.head_dim()});
+    for (int64_t i = 0; i < c.heads * clusters_; ++i) normalize(mu.data() + i * c.head_dim(), c.head_dim());
+    centroids_ = register_buffer("centroids", mu);
+    initialized_ = register_buffer("initialized", Tensor::zeros({1}));
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    Trace tr;
+    run(x, key_pad, &tr);
+    Pattern p;
+    p.n = x.size(1);
+    p.cell.assign(size_t(p.n * p.n), 0);
+    p.legend = {"cluster"};
+    int64_t C = tr.ch.q_rows.shape[1], w = tr.ch.q_rows.shape[2];
+    for (int64_t c = 0; c < C; ++c)  // head 0 of example 0
+      for (int64_t i = 0; i < w; ++i)
+        for (int64_t j = 0; j < w; ++j)
+          p.cell[size_t(tr.ch.q_rows.data[size_t(c * w + i)] * p.n + tr.ch.k_rows.data[size_t(c * w + j)])] = 1;
+    return p;
+  }
+
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    Trace tr;
+    run(narrow(x, 0, 0, 1), key_pad.defined() ? narrow(key_pad, 0, 0, 1) : key_pad, &tr);
+    int64_t H = cfg_.heads, N = x.size(1), C = tr.ch.q_rows.shape[1], w = tr.ch.q_rows.shape[2];
+    Tensor out = Tensor::zeros({H, N, N});
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < w; ++i) {
+          int64_t qi = tr.ch.q_rows.data[size_t((h * C + c) * w + i)];
+          for (int64_t j = 0; j < w; ++j)
+            out.data()[(h * N + qi) * N + tr.ch.k_rows.data[size_t((h * C + c) * w + j)]] +=
+                tr.weights[size_t(((h * C + c) * w + i) * w + j)] * tr.inv_count[size_t(h * N + qi)];
+        }
+    return out;
+  }
+
+ private:
+  struct Trace {
+    Chunks ch;
+    std::vector<float> weights, inv_count;
+  };
+
+  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("routing: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim(), G = B * H, C = clusters_;
+    if (key_pad.defined() && key_pad.shape() != Shape{B, N})
+      fail("routing: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
+           std::to_string(N) + "]");
+    int64_t w = std::min(N, window_ > 0 ? window_ : (N + C - 1) / C);
+
+    auto h = proj_->project(x);  // q, k, v [B,H,N,d]
+    std::vector<uint8_t> pad(size_t(B * N), 0);
+    if (key_pad.defined())
+      for (int64_t i = 0; i < B * N; ++i) pad[size_t(i)] = key_pad.data()[i] != 0;
+
+    // Routing on unit vectors, no gradient.
+    Tensor qn, kn;
+    {
+      NoGradGuard ng;
+      qn = unit_normalize(h.q.detach());
+      kn = unit_normalize(h.k.detach());
+    }
+    if (is_training() && initialized_.data()[0] == 0) {
+      Tensor both = concat({qn, kn}, 2);  // [B,H,2N,d]
+      kmeans_init(centroids_, both, skip_flags(pad, B, N), global_rng());
+      initialized_.data()[0] = 1;
+    }
+
+    Chunks ch;
+    ch.q_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
+    ch.k_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
+    ch.k_out.resize(size_t(G * N));
+    std::vector<float> inv_count(size_t(G * N));
+#pragma omp parallel if (G > 1 && G * N * C * d > (1 << 16))
+    {
+      std::vector<float> sim(size_t(C * N));  // [C,N]: centroid c's similarity to every row
+      std::vector<int32_t> count(size_t(N), 0);
+      std::vector<std::pair<float, int32_t>> ranked(size_t(N), {0.0f, 0});  // (similarity, row): contiguous for the selection
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t g = 0; g < G; ++g) {
+        int64_t b = g / H;
+        const float* mu = centroids_.data() + (g % H) * C * d;
+        const uint8_t* padded = pad.data() + b * N;
+        std::fill(count.begin(), count.end(), 0);
+        for (int which = 0; which < 2; ++which) {  // queries, then keys
+          const float* rows = (which == 0 ? qn : kn).data() + g * N * d;
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(C), int(N), int(d), 1.0f, mu, int(d), rows, int(d),
+                      0.0f, sim.data(), int(N));
+          IntTensor& out = which == 0 ? ch.q_rows : ch.k_rows;
+          for (int64_t c = 0; c < C; ++c) {
+            // The w rows most similar to centroid c; padding ranks last, ties by position.
+            const float* score = sim.data() + c * N;
+            for (int64_t n = 0; n < N; ++n)
+              ranked[size_t(n)] = {padded[n] ? -std::numeric_limits<float>::infinity() : score[n], int32_t(n)};
+            std::nth_element(ranked.begin(), ranked.begin() + (w - 1), ranked.end(), [](const auto& a, const auto& z) {
+              return a.first > z.first || (a.first == z.first && a.second < z.second);
+            });
+            int32_t* dst = out.data.data() + (g * C + c) * w;
+            for (int64_t i = 0; i < w; ++i) dst[i] = ranked[size_t(i)].second;
+            std::sort(dst, dst + w);  // position order inside the cluster
+            if (which == 0)
+              for (int64_t i = 0; i < w; ++i) count[size_t(dst[i])]++;
+          }
+        }
+        for (int64_t n = 0; n < N; ++n) {
+          ch.k_out[size_t(g * N + n)] = padded[n];
+          inv_count[size_t(g * N + n)] = count[size_t(n)] ? 1.0f / float(count[size_t(n)]) : 0.0f;
+        }
+      }
+    }
+
+    int64_t dv = d;
+    Tensor qf = reshape(h.q, {G, N, d}), kf = reshape(h.k, {G, N, d}), vf = reshape(h.v, {G, N, dv});
+    std::vector<float>* weights = tr ? &tr->weights : nullptr;
+    ChunkResult res = chunk_attention(qf, kf, vf, ch, 1.0f / std::sqrt(float(d)), cfg_.dropout, is_training(), weights);
+    Tensor o = mul(res.out, Tensor::from({G, N, 1}, inv_count));  // average over the clusters a query joined
+
+    if (is_training()) kmeans_ema_update(centroids_, concat({qn, kn}, 2), skip_flags(pad, B, N), decay_);
+    if (tr) tr->ch = std::move(ch), tr->inv_count = std::move(inv_count);
+    return proj_->output(reshape(o, {B, H, N, d}));
+  }
+
+  // Padding flags for the rows of concat(q, k) along positions: [B, 2N].
+  static std::vector<uint8_t> skip_flags(const std::vector<uint8_t>& pad, int64_t B, int64_t N) {
+    std::vector<uint8_t> s(size_t(B * 2 * N));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t n = 0; n < 2 * N; ++n) s[size_t(b * 2 * N + n)] = pad[size_t(b * N + n % N)];
+    return s;
+  }
+
+  std::shared_ptr<QKVProjection> proj_;
+  Tensor centroids_;    // [H,C,d] unit vectors: a buffer, not a parameter
+  Tensor initialized_;  // [1]: 1 once k-means ran on a training batch
+  int64_t clusters_, window_;
+  float decay_;
+};
+
+RegisterAttention reg({"routing",
+                       "Routing attention: spherical k-means routes queries and keys to clusters, attention "
+                       "within each cluster's top-w members; centroids by EMA (Roy et al. 2021)",
+                       {{"clusters", 0, 0, 4096, "k-means clusters per head; 0 = round(sqrt(--seq-len))"},
+                        {"window", 0, 0, 65536, "members per cluster (top-w queries and keys); 0 = ceil(N / clusters)"},
+                        {"ema_decay", 0.999, 0, 1, "centroid moving-average decay (1 = frozen after initialisation)"}},
+                       [](const AttentionConfig& c) { return std::make_shared<RoutingAttention>(c); }, false,
+                       "learned"});
+
+}  // namespace
+}  // namespace az

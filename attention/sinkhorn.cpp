@@ -1,0 +1,272 @@
+// sinkhorn: Sparse Sinkhorn attention (Tay, Bahri, Yang, Metzler & Juan,
+// "Sparse Sinkhorn Attention", ICML 2020; conventions of
+// lucidrains/sinkhorn-transformer).
+//
+// Which entries: the sequence is cut into blocks of b.  Each query block
+// attends to its own block (local attention) and to one more block chosen by
+// a learned sort: a small sorting network scores every (query block i, key
+// block j) pair -- R_ij = MLP(mean of block i's queries) . (mean of block j's
+// keys) / sqrt(d) -- and Gumbel-Sinkhorn turns the (N/b) x (N/b) scores into a
+// soft permutation P: r = (R + Gumbel noise in training) / temperature, then
+// alternate row and column normalisation in log space (logsumexp, never
+// exp-then-divide: that is where public versions produce NaNs), P = exp(r).
+// The "sorted block" of query block i is sum_j P_ij (keys, values) of block j
+// -- keys and values are mixed by the same P (using sorted keys as values is a
+// known public bug) -- so gradients reach the sorting network through P.
+// SortCut (optional): every query block attends to the first n sorted blocks
+// (plus its own block) instead.
+//
+// Cost per head: attention N*2b*d, sorting (N/b)^2*(d + iterations), mixing
+// the blocks (N/b)*N*d (a soft permutation is a dense (N/b) x (N/b) product;
+// it is small next to attention while N/b <= 2b).
+//
+// Padding: padded keys are zeroed before mixing and excluded in attention; a
+// sorted slot counts as padding when most of its P-mass comes from padding
+// (exact for a hard permutation); blocks that are all padding are removed from
+// the Sinkhorn normalisation.
+// Deviation from the paper: its SortNet outputs a fixed N/b logits per block,
+// tying the layer to one length; we score block pairs with the bilinear form
+// above (as lucidrains' earlier AttentionSortNet did), which works for any N.
+// And the MLP output is used as log-scores directly (no log(relu(.)+eps)).
+#include <cmath>
+
+#include "attention/cluster_util.h"
+
+namespace az {
+
+Tensor log_sinkhorn(const Tensor& log_alpha, int64_t iters, const Tensor& out_mask) {
+  if (log_alpha.dim() < 2 || log_alpha.size(-1) != log_alpha.size(-2))
+    fail("log_sinkhorn: scores " + shape_str(log_alpha.shape()) + " must be [..,n,n]");
+  if (iters < 1) fail("--sinkhorn_iters " + std::to_string(iters) + " must be at least 1");
+  int last = int(log_alpha.dim()) - 1;
+  Tensor mask_t = out_mask.defined() ? transpose(out_mask, last - 1, last) : Tensor();
+  Tensor r = log_alpha;
+  for (int64_t t = 0; t < iters; ++t) {
+    r = log_softmax(r, out_mask, true);                                                  // rows sum to 1
+    r = transpose(log_softmax(transpose(r, last - 1, last), mask_t, true), last - 1, last);  // columns sum to 1
+  }
+  return r;
+}
+
+Tensor sorted_block_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& P,
+                              const Tensor& key_pad, int64_t block, int64_t sortcut, float scale, float dropout_p,
+                              bool training, std::vector<float>* weights) {
+  if (q.dim() != 4 || k.shape() != q.shape() || v.shape() != q.shape() || block < 1 || q.size(2) % block)
+    fail("sorted_block_attention: q, k, v " + shape_str(q.shape()) + " must be [B,H,n*block,d] with block " +
+         std::to_string(block));
+  int64_t B = q.size(0), H = q.size(1), Np = q.size(2), d = q.size(3), G = B * H, nb = Np / block;
+  if (P.shape() != Shape{B, H, nb, nb})
+    fail("sorted_block_attention: P " + shape_str(P.shape()) + " must be " + shape_str({B, H, nb, nb}));
+  if (key_pad.defined() && key_pad.shape() != Shape{B, Np})
+    fail("sorted_block_attention: key padding " + shape_str(key_pad.shape()) + " must be " + shape_str({B, Np}));
+  int64_t nS = sortcut > 0 ? std::min(sortcut, nb) : nb;  // sorted blocks built
+
+  // Zero padded keys and values, then mix blocks: sorted block s = sum_j P_sj block j.
+  Tensor valid;
+  Tensor kz = k, vz = v;
+  if (key_pad.defined()) {
+    valid = Tensor::empty({B, 1, Np, 1});
+    for (int64_t i = 0; i < B * Np; ++i) valid.data()[i] = key_pad.data()[i] != 0 ? 0.0f : 1.0f;
+    kz = mul(k, valid), vz = mul(v, valid);
+  }
+  Tensor Ps = nS < nb ? narrow(P, 2, 0, nS) : P;  // [B,H,nS,nb]
+  Tensor ks = matmul(Ps, reshape(kz, {B, H, nb, block * d}));  // [B,H,nS,block*d]
+  Tensor vs = matmul(Ps, reshape(vz, {B, H, nb, block * d}));
+
+  Chunks ch;
+  int64_t Nk = Np + nS * block, sorted_len = sortcut > 0 ? nS * block : block, ck = sorted_len + block;
+  ch.q_rows = IntTensor({G, nb, block}, std::vector<int32_t>(size_t(G * Np)));
+  ch.k_rows = IntTensor({G, nb, ck}, std::vector<int32_t>(size_t(G * nb * ck)));
+  ch.k_out.assign(size_t(G * Nk), 0);
+  const float* pp = Ps.data();
+  for (int64_t g = 0; g < G; ++g) {
+    int64_t b = g / H;
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t t = 0; t < block; ++t) ch.q_rows.data[size_t(g * Np + i * block + t)] = int32_t(i * block + t);
+    for (int64_t i = 0; i < nb; ++i) {  // keys: [sorted block(s) || own block]
+      int32_t* kr = ch.k_rows.data.data() + (g * nb + i) * ck;
+      int64_t first = sortcut > 0 ? 0 : i * block;
+      for (int64_t s = 0; s < sorted_len; ++s) kr[s] = int32_t(Np + first + s);
+      for (int64_t t = 0; t < block; ++t) kr[sorted_len + t] = int32_t(i * block + t);
+    }
+    if (!key_pad.defined()) continue;
+    for (int64_t n = 0; n < Np; ++n) ch.k_out[size_t(g * Nk + n)] = key_pad.data()[b * Np + n] != 0;
+    // Sorted slot (s, t) is padding when most of its mass sum_j P_sj comes from padded tokens.
+    for (int64_t s = 0; s < nS; ++s)
+      for (int64_t t = 0; t < block; ++t) {
+        float mass = 0;
+        for (int64_t j = 0; j < nb; ++j) mass += pp[(g * nS + s) * nb + j] * valid.data()[b * Np + j * block + t];
+        ch.k_out[size_t(g * Nk + Np + s * block + t)] = mass < 0.5f;
+      }
+  }
+  Tensor kk = concat({reshape(k, {G, Np, d}), reshape(ks, {G, nS * block, d})}, 1);
+  Tensor vv = concat({reshape(v, {G, Np, d}), reshape(vs, {G, nS * block, d})}, 1);
+  ChunkResult res = chunk_attention(reshape(q, {G, Np, d}), kk, vv, ch, scale, dropout_p, training, weights);
+  return reshape(res.out, {B, H, Np, d});
+}
+
+namespace {
+
+// The sorting network's MLP, applied to mean-pooled query blocks: Linear-ReLU-Linear on d.
+class SortNet : public Module {
+ public:
+  explicit SortNet(int64_t d) {
+    fc1 = register_module("fc1", std::make_shared<Linear>(d, d));
+    fc2 = register_module("fc2", std::make_shared<Linear>(d, d));
+  }
+  Tensor forward(const Tensor& x) const { return fc2->forward(relu(fc1->forward(x))); }
+  std::shared_ptr<Linear> fc1, fc2;
+};
+
+class SinkhornAttention : public Attention {
+ public:
+  explicit SinkhornAttention(const AttentionConfig& c) : Attention(c) {
+    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
+    sort_ = register_module("sort", std::make_shared<SortNet>(c.head_dim()));
+    block_ = knob_int("block");
+    iters_ = knob_int("sinkhorn_iters");
+    temperature_ = float(knob("temperature"));
+    sortcut_ = knob_int("sortcut");
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    Trace tr;
+    run(x, key_pad, &tr);
+    int64_t N = x.size(1), b = tr.block, nb = tr.P.size(3), nS = sortcut_ > 0 ? std::min(sortcut_, nb) : nb;
+    Pattern p;
+    p.n = N;
+    p.cell.assign(size_t(N * N), 0);
+    p.legend = {"own block", "sorted block"};
+    auto mark = [&](int64_t qb, int64_t kb, uint8_t label) {
+      for (int64_t i = qb * b; i < std::min(N, (qb + 1) * b); ++i)
+        for (int64_t j = kb * b; j < std::min(N, (kb + 1) * b); ++j)
+          if (!p.cell[size_t(i * N + j)]) p.cell[size_t(i * N + j)] = label;
+    };
+    auto argmax_block = [&](int64_t s) {  // the block that sorted slot s mostly holds (head 0)
+      const float* row = tr.P.data() + s * nb;
+      return int64_t(std::max_element(row, row + nb) - row);
+    };
+    for (int64_t i = 0; i < nb; ++i) mark(i, i, 1);
+    for (int64_t i = 0; i < nb; ++i)
+      if (sortcut_ > 0)
+        for (int64_t s = 0; s < nS; ++s) mark(i, argmax_block(s), 2);
+      else
+        mark(i, argmax_block(i), 2);
+    return p;
+  }
+
+  // The weights on tokens: own-block weights directly; a sorted slot (s, t) holds
+  // sum_j P_sj v_j[t] over real tokens, so its weight reaches token j*b+t as a * P_sj.
+  // Rows sum to less than 1 where a slot's mass partly came from padding.
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    Trace tr;
+    Tensor kp = key_pad.defined() ? narrow(key_pad, 0, 0, 1) : key_pad;
+    run(narrow(x, 0, 0, 1), kp, &tr);
+    int64_t H = cfg_.heads, N = x.size(1), b = tr.block, nS = tr.P.size(2), nb = tr.P.size(3);
+    int64_t sorted_len = sortcut_ > 0 ? nS * b : b, ck = sorted_len + b;
+    auto valid = [&](int64_t n) { return n < N && !(kp.defined() && kp.data()[n] != 0); };
+    Tensor w = Tensor::zeros({H, N, N});
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < N; ++i) {
+        int64_t blk = i / b;
+        const float* a = tr.weights.data() + ((h * nb + blk) * b + i % b) * ck;
+        float* out = w.data() + (h * N + i) * N;
+        for (int64_t t = 0; t < b; ++t)
+          if (blk * b + t < N) out[blk * b + t] += a[sorted_len + t];
+        for (int64_t s = 0; s < sorted_len; ++s) {
+          int64_t sb = sortcut_ > 0 ? s / b : blk, t = s % b;  // which sorted block, which slot
+          const float* prow = tr.P.data() + (h * nS + sb) * nb;
+          for (int64_t j = 0; j < nb; ++j)
+            if (valid(j * b + t)) out[j * b + t] += a[s] * prow[j];
+        }
+      }
+    return w;
+  }
+
+ private:
+  struct Trace {
+    Tensor P;  // [B,H,nS or nb,nb] as used
+    int64_t block = 0;
+    std::vector<float> weights;
+  };
+
+  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("sinkhorn: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim();
+    int64_t b = std::min(block_, N);  // a sequence shorter than a block is one block, not padded
+    if (key_pad.defined() && key_pad.shape() != Shape{B, N})
+      fail("sinkhorn: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
+           std::to_string(N) + "]");
+    int64_t nb = (N + b - 1) / b, Np = nb * b;
+
+    auto h = proj_->project(x);
+    Tensor q = pad_positions(h.q, Np), k = pad_positions(h.k, Np), v = pad_positions(h.v, Np);  // [B,H,Np,d]
+    // Padding (with the rows added to reach whole blocks), per-block counts of real tokens.
+    Tensor kp = Tensor::zeros({B, Np}), valid = Tensor::empty({B, 1, Np, 1}), inv = Tensor::empty({B, 1, nb, 1});
+    Tensor out_mask = Tensor::zeros({B, 1, nb, nb});
+    bool any_pad = false, any_empty = false;
+    std::vector<uint8_t> empty(size_t(B * nb));
+    for (int64_t bi = 0; bi < B; ++bi) {
+      for (int64_t n = 0; n < Np; ++n) {
+        bool pad = n >= N || (key_pad.defined() && key_pad.data()[bi * N + n] != 0);
+        kp.data()[bi * Np + n] = pad;
+        valid.data()[bi * Np + n] = !pad;
+        any_pad |= pad;
+      }
+      for (int64_t i = 0; i < nb; ++i) {
+        float count = 0;
+        for (int64_t t = 0; t < b; ++t) count += valid.data()[bi * Np + i * b + t];
+        inv.data()[bi * nb + i] = 1.0f / std::max(count, 1.0f);
+        empty[size_t(bi * nb + i)] = count == 0;
+        any_empty |= count == 0;
+      }
+      for (int64_t i = 0; i < nb; ++i)
+        for (int64_t j = 0; j < nb; ++j)
+          out_mask.data()[(bi * nb + i) * nb + j] = empty[size_t(bi * nb + i)] || empty[size_t(bi * nb + j)];
+    }
+
+    // Sorting network: block summaries -> (N/b) x (N/b) log-scores.
+    auto pool = [&](const Tensor& t) { return mul(sum(reshape(mul(t, valid), {B, H, nb, b, d}), 3), inv); };
+    Tensor R = mul_scalar(matmul(sort_->forward(pool(q)), pool(k), false, true), 1.0f / std::sqrt(float(d)));
+    if (is_training()) R = add(R, gumbel({B, H, nb, nb}));
+    Tensor logP = log_sinkhorn(mul_scalar(R, 1.0f / temperature_), iters_, any_empty ? out_mask : Tensor());
+    Tensor P = exp(logP);  // [B,H,nb,nb], doubly stochastic over the non-empty blocks
+    if (tr) tr->block = b;
+    if (tr) tr->P = sortcut_ > 0 ? narrow(P, 2, 0, std::min(sortcut_, nb)) : P;
+
+    Tensor o = sorted_block_attention(q, k, v, P, any_pad ? kp : Tensor(), b, sortcut_, 1.0f / std::sqrt(float(d)),
+                                      cfg_.dropout, is_training(), tr ? &tr->weights : nullptr);
+    return proj_->output(narrow(o, 2, 0, N));
+  }
+
+  // Gumbel(0,1) noise -log(-log u) from the seeded source; no gradient.
+  static Tensor gumbel(const Shape& s) {
+    Tensor g = Tensor::empty(s);
+    Rng& rng = global_rng();
+    for (int64_t i = 0; i < g.numel(); ++i) g.data()[i] = -std::log(-std::log(rng.uniform() + 1e-9f) + 1e-9f);
+    return g;
+  }
+
+  std::shared_ptr<QKVProjection> proj_;
+  std::shared_ptr<SortNet> sort_;
+  int64_t block_, iters_, sortcut_;
+  float temperature_;
+};
+
+RegisterAttention reg({"sinkhorn",
+                       "Sparse Sinkhorn attention: blocks attend to themselves and to a block chosen by a learned "
+                       "sort (Gumbel-Sinkhorn soft permutation in log space) (Tay et al. 2020)",
+                       {{"block", 64, 1, 4096, "block size b"},
+                        {"sinkhorn_iters", 8, 1, 100, "Sinkhorn normalisation rounds (row + column each)"},
+                        {"temperature", 0.75, 0.01, 100, "Gumbel-Sinkhorn temperature (lower: closer to a hard permutation)"},
+                        {"sortcut", 0, 0, 4096, "SortCut: attend to the first n sorted blocks (+ own block); 0 = off"}},
+                       [](const AttentionConfig& c) { return std::make_shared<SinkhornAttention>(c); }, false,
+                       "learned"});
+
+}  // namespace
+}  // namespace az
