@@ -15,14 +15,23 @@ TEST_SRC := $(wildcard tests/test_*.cpp)
 TEST_BIN := $(TEST_SRC:tests/%.cpp=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libattnzoo.a
 DEPS_OK  := $(BUILD)/.deps-ok
+# Data parallelism (train/distributed.h): build/attnzoo-mpi is build/attnzoo
+# with the MPI version of train/distributed.cpp, the one file compiled by
+# mpicxx (-DAZ_MPI); every other object is shared, and libattnzoo.a, attnzoo
+# and the tests never need MPI.  make deps installs Open MPI; MPI=0 leaves the
+# MPI program out (tests/test_mpi then skips its MPI cases).
+MPI      ?= 1
+MPICXX   ?= mpicxx
+MPI_BIN  := $(if $(filter 1,$(MPI)),$(BUILD)/attnzoo-mpi)
 
 .PHONY: all test clean deps bench-core train data
-all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core
+all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
-DEB_PKGS := libopenblas-openmp-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist
+DEB_PKGS := libopenblas-openmp-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
+            libopenmpi-dev openmpi-bin
 deps: $(DEPS_OK)
-$(DEPS_OK): .ci/deps.sh
+$(DEPS_OK): .ci/deps.sh Makefile
 	@bash .ci/deps.sh $(DEB_PKGS)
 	@mkdir -p $(BUILD) && touch $@
 
@@ -48,9 +57,19 @@ $(BUILD)/attnzoo: $(BUILD)/train/main.o $(LIB)
 $(BUILD)/bench_core: $(BUILD)/train/bench_core.o $(LIB)
 	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
 
+# The MPI program: the library's objects with the MPI distributed.o in place
+# of the one-process one (plain objects, so every variant's registration stays).
+MPI_OBJ := $(filter-out $(BUILD)/train/distributed.o,$(LIB_OBJ)) $(BUILD)/mpi/distributed.o
+$(BUILD)/mpi/distributed.o: train/distributed.cpp | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(MPICXX) $(CPPFLAGS) $(CXXFLAGS) -DAZ_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -c $< -o $@
+
+$(BUILD)/attnzoo-mpi: $(BUILD)/train/main.o $(MPI_OBJ)
+	$(MPICXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
+
 # ---- tests: every suite runs, the summary line counts them all ----------------
-test: $(TEST_BIN) $(BUILD)/attnzoo
-	@ATTNZOO_BIN=$(BUILD)/attnzoo bash tests/run_all.sh $(TEST_BIN)
+test: $(TEST_BIN) $(BUILD)/attnzoo $(MPI_BIN)
+	@ATTNZOO_BIN=$(BUILD)/attnzoo ATTNZOO_MPI_BIN=$(MPI_BIN) bash tests/run_all.sh $(TEST_BIN)
 
 # The main job: installs what is missing, builds, trains the default model
 # (full attention) on generated ListOps data and prints its test accuracy.
@@ -75,3 +94,53 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(LIB_OBJ:.o=.d) $(TEST_BIN:%=%.d) $(BUILD)/tests/doctest_main.d $(BUILD)/train/main.d $(BUILD)/train/bench_core.d
+-include $(BUILD)/mpi/distributed.d
+
+# ---- hardening: sanitizers and fuzzing ---------------------------------------------
+# make test-asan: the whole suite built with AddressSanitizer + UndefinedBehavior-
+# Sanitizer into its own directory and run; any report makes its suite fail.
+# Suites that are slow under the sanitizers read ATTNZOO_TEST_SCALE=small.
+ASAN_BUILD ?= build-asan
+SAN_FLAGS  := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:suppressions=tests/sanitizers/asan.supp \
+              LSAN_OPTIONS=suppressions=tests/sanitizers/lsan.supp:print_suppressions=0 \
+              UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+ASAN_BINS  := $(TEST_BIN:$(BUILD)/%=$(ASAN_BUILD)/%) $(ASAN_BUILD)/attnzoo
+.PHONY: test-asan asan-build fuzz fuzz-build
+# Test objects are intermediate files to make, which would delete them after a
+# first build and recompile every suite on the next one; keep them.
+.SECONDARY: $(TEST_BIN:%=%.o) $(BUILD)/tests/doctest_main.o
+asan-build:
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="-O1 $(SAN_FLAGS)" $(ASAN_BINS)
+test-asan: asan-build
+	@$(SAN_ENV) ATTNZOO_TEST_SCALE=small ATTNZOO_BIN=$(ASAN_BUILD)/attnzoo \
+	  bash tests/run_all.sh $(filter-out %/attnzoo,$(ASAN_BINS))
+
+# make fuzz: libFuzzer (clang) on every parser of outside bytes, FUZZ_SECONDS each.
+# stb_image is compiled into the targets (tests/fuzz/stb_impl.cpp) so that it is
+# instrumented too.  Crashes are written to $(FUZZ_BUILD)/crashes/; each one
+# becomes a regression input under tests/fuzz/regressions/ (run by test_hardening).
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CXX     ?= clang++
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS  := -O1 -g -std=c++17 -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer -Wno-unknown-pragmas -MMD -MP
+FUZZ_LIB_SRC := autograd/tensor.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
+                autograd/ops_shape.cpp nn/module.cpp $(wildcard data/*.cpp) train/checkpoint.cpp train/config.cpp \
+                tests/fuzz/stb_impl.cpp
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(FUZZ_BUILD)/%.o)
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.cpp,%,$(wildcard tests/fuzz/fuzz_*.cpp))
+FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+$(FUZZ_BUILD)/%.o: %.cpp | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CXX) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_BUILD)/libfuzzlib.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	$(AR) $(ARFLAGS) $@ $^
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libfuzzlib.a
+	$(FUZZ_CXX) $(subst fuzzer-no-link,fuzzer,$(FUZZ_CFLAGS)) $^ -o $@ -lopenblas -lgomp -lz -lpthread
+fuzz-build: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_NAMES)
+
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:$(FUZZ_BUILD)/fuzz_%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.d)

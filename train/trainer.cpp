@@ -38,10 +38,41 @@ std::string fmt_time(double s) {
 
 IntTensor labels_of(const Batch& b) { return IntTensor({b.B}, b.labels); }
 
+// Rows of logits [B,C] whose arg-max is the label.
+int64_t count_correct(const Tensor& logits, const Batch& b) {
+  int64_t C = logits.size(1), correct = 0;
+  for (int64_t i = 0; i < b.B; ++i) {
+    const float* row = logits.data() + i * C;
+    correct += int64_t(std::max_element(row, row + C) - row) == b.labels[size_t(i)];
+  }
+  return correct;
+}
+
+// Rank 0's checkpoint file read on every rank (the others need no copy of it).
+Checkpoint load_checkpoint_everywhere(const std::string& path) {
+  std::string local = dist::local_copy(path);
+  try {
+    Checkpoint c = load_checkpoint(local);
+    dist::remove_local_copy(local, path);
+    return c;
+  } catch (...) {
+    dist::remove_local_copy(local, path);
+    throw;
+  }
+}
+
 double majority_rate(const Dataset& d) {
   std::vector<int64_t> c(size_t(std::max(d.num_classes, 1)), 0);
   for (int32_t l : d.labels) c[size_t(l)]++;
   return d.size() ? double(*std::max_element(c.begin(), c.end())) / double(d.size()) : 0;
+}
+
+// The first parameter holding a NaN or Inf ("" if none).
+std::string first_nonfinite_value(const Module& m) {
+  for (auto& p : m.named_parameters())
+    for (int64_t i = 0, n = p.tensor.numel(); i < n; ++i)
+      if (!std::isfinite(p.tensor.data()[i])) return p.name;
+  return "";
 }
 }  // namespace
 
@@ -56,9 +87,10 @@ std::string first_nonfinite_grad(const Module& m) {
 }
 
 Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(tc)), mc_(std::move(mc)), ro_(ro) {
+  dist::init();  // joins the job when started by mpirun; nothing otherwise
   Checkpoint ck;
   if (!ro_.resume.empty()) {
-    ck = load_checkpoint(ro_.resume);
+    ck = load_checkpoint_everywhere(ro_.resume);
     int64_t steps = tc_.steps;
     tc_ = TrainConfig::from_map(ck.train_config);
     if (steps > 0) tc_.steps = steps;  // --steps may extend a resumed run
@@ -66,6 +98,8 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     ro_.seq_len_given = true;
   }
   tc_.validate();
+  rows_ = dist::rows_of(tc_.batch);
+  if (dist::size() > 1) batch_shard() = {rows_.first, rows_.rows};  // dropout masks by global example
   if (tc_.out.empty()) tc_.out = "runs/" + tc_.task + "-" + mc_.model;
   data_ = load_task(tc_, mc_, ro_.seq_len_given);
   global_rng().seed_with(tc_.seed);
@@ -79,6 +113,8 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
   sched_.warmup = tc_.warmup;
   sched_.total = tc_.steps;
   if (!ro_.resume.empty()) restore(ck, ro_.resume);
+  averager_ = std::make_unique<dist::GradientAverager>(model_->named_parameters(), model_->named_buffers());
+  if (!dist::is_root()) return;
   fs::create_directories(tc_.out);
   std::ofstream(tc_.out + "/config.json") << "{\"model\": " << json_map(mc_.to_map())
                                            << ", \"train\": " << json_map(tc_.to_map()) << "}\n";
@@ -111,6 +147,7 @@ void Trainer::restore(const Checkpoint& c, const std::string& path) {
 }
 
 void Trainer::log_metrics(const std::string& line) {
+  if (!dist::is_root()) return;
   std::ofstream(tc_.out + "/metrics.jsonl", std::ios::app) << line << "\n";
 }
 
@@ -118,23 +155,25 @@ EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const Bat
   NoGradGuard ng;
   bool was_training = model.is_training();
   model.eval();
-  EvalResult r;
-  double loss = 0;
-  int64_t correct = 0;
-  for (const Batch& b : eval_batches(d, opts)) {
+  // The batches one process evaluates: whole batches until `limit` examples.
+  std::vector<Batch> batches = eval_batches(d, opts);
+  size_t count = 0;
+  for (int64_t seen = 0; count < batches.size() && !(limit > 0 && seen >= limit);) seen += batches[count++].B;
+  // Rank r takes batches r, r+P, ...; the sums are added over the ranks.
+  std::vector<double> sums = {0, 0, 0};  // loss * B, correct, examples
+  for (size_t k = size_t(dist::rank()); k < count; k += size_t(dist::size())) {
+    const Batch& b = batches[k];
     Tensor logits = model.forward(b);
-    loss += cross_entropy(logits, labels_of(b)).item() * b.B;
-    int64_t C = logits.size(1);
-    for (int64_t i = 0; i < b.B; ++i) {
-      const float* row = logits.data() + i * C;
-      correct += int64_t(std::max_element(row, row + C) - row) == b.labels[size_t(i)];
-    }
-    r.examples += b.B;
-    if (limit > 0 && r.examples >= limit) break;
+    sums[0] += cross_entropy(logits, labels_of(b)).item() * b.B;
+    sums[1] += double(count_correct(logits, b));
+    sums[2] += b.B;
   }
+  dist::allreduce_sum(sums);
   model.train(was_training);
-  r.accuracy = r.examples ? double(correct) / double(r.examples) : 0;
-  r.loss = r.examples ? loss / double(r.examples) : 0;
+  EvalResult r;
+  r.examples = int64_t(sums[2]);
+  r.accuracy = r.examples ? sums[1] / sums[2] : 0;
+  r.loss = r.examples ? sums[0] / sums[2] : 0;
   return r;
 }
 
@@ -144,24 +183,40 @@ RunResult Trainer::run() {
   RunResult res;
   res.majority_rate = majority_rate(data_.splits.test.size() ? data_.splits.test : data_.splits.val);
   Profiler::enabled = ro_.profile;
-  bool tty = isatty(2) && !ro_.quiet;
-  std::fprintf(stderr, "training %s on %s: %lld parameters, %zu train / %zu val / %zu test examples, %lld steps\n",
-               mc_.model.c_str(), tc_.task.c_str(), (long long)model_->num_parameters(), data_.splits.train.size(),
-               data_.splits.val.size(), data_.splits.test.size(), (long long)tc_.steps);
+  const bool root = dist::is_root();  // rank 0 alone prints and writes
+  bool tty = isatty(2) && !ro_.quiet && root;
+  if (root)
+    std::fprintf(stderr, "training %s on %s: %lld parameters, %zu train / %zu val / %zu test examples, %lld steps%s\n",
+                 mc_.model.c_str(), tc_.task.c_str(), (long long)model_->num_parameters(), data_.splits.train.size(),
+                 data_.splits.val.size(), data_.splits.test.size(), (long long)tc_.steps,
+                 dist::size() > 1 ? (", " + std::to_string(dist::size()) + " processes of " +
+                                     std::to_string(rows_.rows) + " examples per batch").c_str()
+                                  : "");
   double t0 = now(), t_last = t0, loss_avg = 0, acc_avg = 0;
   int64_t tokens = 0, window = 0, start = step_;
   model_->train();
   while (step_ < tc_.steps) {
-    Batch b = batcher_->next();
+    Batch b = batcher_->next();                                               // the global batch
+    if (dist::size() > 1) b = dist::slice_rows(b, rows_.first, rows_.rows);  // this rank's rows
+    dist::maybe_inject_fault(step_ + 1);
     Tensor logits = model_->forward(b);
     Tensor loss = cross_entropy(logits, labels_of(b));
     opt_->zero_grad();
-    loss.backward();
+    try {
+      loss.backward();
+    } catch (const Error& e) {  // --detect-anomaly named the op; add the step
+      if (std::string(e.what()).rfind("anomaly:", 0) != 0) throw;
+      fail("training diverged at step " + std::to_string(step_ + 1) + ": " + e.what() +
+           "; the last good checkpoint is kept in " + tc_.out);
+    }
+    // the mean gradient over every rank's rows (one MPI_Allreduce; nothing in one process)
+    dist::StepTotals sum = averager_->reduce(b.B, tc_.batch, double(loss.item()) * b.B, double(count_correct(logits, b)));
+    double step_loss = sum.loss_sum / double(sum.examples);
     float norm = clip_grad_norm(opt_->params(), tc_.clip);
     ++step_;
-    if (!std::isfinite(loss.item()) || !std::isfinite(norm)) {
+    if (!std::isfinite(step_loss) || !std::isfinite(norm)) {
       std::string p = first_nonfinite_grad(*model_);
-      fail("training diverged at step " + std::to_string(step_) + ": loss " + std::to_string(loss.item()) +
+      fail("training diverged at step " + std::to_string(step_) + ": loss " + std::to_string(step_loss) +
            (p.empty() ? "" : ", first non-finite gradient in '" + p + "'") +
            "; the last good checkpoint is kept in " + tc_.out + " (lower --lr or --clip)");
     }
@@ -169,13 +224,8 @@ RunResult Trainer::run() {
     opt_->step(lr);
 
     // bookkeeping: running loss/accuracy, progress line, metrics
-    int64_t C = logits.size(1), correct = 0;
-    for (int64_t i = 0; i < b.B; ++i) {
-      const float* row = logits.data() + i * C;
-      correct += int64_t(std::max_element(row, row + C) - row) == b.labels[size_t(i)];
-    }
-    loss_avg += loss.item(), acc_avg += double(correct) / double(b.B), ++window;
-    tokens += int64_t(b.B) * b.N;
+    loss_avg += step_loss, acc_avg += sum.correct / double(sum.examples), ++window;
+    tokens += sum.examples * b.N;
     double el = now() - t0, rate = double(step_ - start) / std::max(el, 1e-9);
     bool log_now = step_ % tc_.log_every == 0 || step_ == tc_.steps;
     if (tty || log_now) {
@@ -184,7 +234,7 @@ RunResult Trainer::run() {
                     (long long)step_, (long long)tc_.steps, loss_avg / window, acc_avg / window, rate,
                     double(tokens) / std::max(el, 1e-9), fmt_time(double(tc_.steps - step_) / std::max(rate, 1e-9)).c_str());
       if (tty) std::fprintf(stderr, "\r%s\033[K", line);
-      if (log_now && !tty && !ro_.quiet) std::fprintf(stderr, "%s\n", line);
+      if (log_now && !tty && !ro_.quiet && root) std::fprintf(stderr, "%s\n", line);
     }
     if (log_now) {
       char js[256];
@@ -201,15 +251,23 @@ RunResult Trainer::run() {
       bool best = v.accuracy > best_val_;
       if (best) best_val_ = v.accuracy, best_step_ = step_;
       if (tty) std::fprintf(stderr, "\n");
-      std::fprintf(stderr, "step %lld: validation accuracy %.4f, loss %.4f%s\n", (long long)step_, v.accuracy, v.loss,
-                   best ? " (best so far)" : "");
+      if (root)
+        std::fprintf(stderr, "step %lld: validation accuracy %.4f, loss %.4f%s\n", (long long)step_, v.accuracy, v.loss,
+                     best ? " (best so far)" : "");
       char js[200];
       std::snprintf(js, sizeof js, "{\"step\": %lld, \"val_acc\": %.4f, \"val_loss\": %.6g, \"elapsed\": %.2f}",
                     (long long)step_, v.accuracy, v.loss, now() - t0);
       log_metrics(js);
-      Checkpoint c = snapshot();
-      if (best) save_checkpoint(tc_.out + "/best.ckpt", c);
-      save_checkpoint(tc_.out + "/last.ckpt", c);
+      dist::check_replicas(*model_, "at step " + std::to_string(step_));
+      std::string bad = first_nonfinite_value(*model_);  // never save a diverged model
+      if (!bad.empty())
+        fail("training diverged at step " + std::to_string(step_) + ": parameter '" + bad +
+             "' became non-finite in the update; the last good checkpoint is kept in " + tc_.out + " (lower --lr)");
+      if (root) {
+        Checkpoint c = snapshot();
+        if (best) save_checkpoint(tc_.out + "/best.ckpt", c);
+        save_checkpoint(tc_.out + "/last.ckpt", c);
+      }
     }
     if (stop) {
       res.stopped_early = true;
@@ -221,12 +279,16 @@ RunResult Trainer::run() {
   res.steps_done = step_;
   res.best_val = best_val_;
   res.best_step = best_step_;
-  if (ro_.profile) std::fprintf(stderr, "%s", Profiler::table().c_str());
+  if (ro_.profile && root) std::fprintf(stderr, "%s", Profiler::table().c_str());
   Profiler::enabled = false;
   if (!res.stopped_early && data_.splits.test.size()) {
-    Checkpoint best = load_checkpoint(tc_.out + "/best.ckpt");
-    load_into(model_->named_parameters(), best.params, "parameter", tc_.out + "/best.ckpt");
-    load_into(model_->named_buffers(), best.buffers, "buffer", tc_.out + "/best.ckpt");
+    if (root) {  // rank 0 wrote best.ckpt; the others get its values from rank 0
+      Checkpoint best = load_checkpoint(tc_.out + "/best.ckpt");
+      load_into(model_->named_parameters(), best.params, "parameter", tc_.out + "/best.ckpt");
+      load_into(model_->named_buffers(), best.buffers, "buffer", tc_.out + "/best.ckpt");
+    }
+    dist::broadcast_from_root(model_->named_parameters());
+    dist::broadcast_from_root(model_->named_buffers());
     EvalResult t = evaluate(data_.splits.test);
     res.test_accuracy = t.accuracy;
     char js[256];
@@ -236,11 +298,13 @@ RunResult Trainer::run() {
                   (long long)best_step_, best_val_, t.accuracy, res.majority_rate, res.seconds);
     log_metrics(js);
   }
+  dist::mark_done();
   return res;
 }
 
 EvalResult evaluate_checkpoint(const std::string& ckpt, const std::string& split, const std::string& data_override) {
-  Checkpoint c = load_checkpoint(ckpt);
+  dist::init();  // under mpirun the split is evaluated by all ranks together
+  Checkpoint c = load_checkpoint_everywhere(ckpt);
   TrainConfig tc = TrainConfig::from_map(c.train_config);
   ModelConfig mc = ModelConfig::from_map(c.model_config);
   if (!data_override.empty()) tc.data = data_override;
@@ -252,7 +316,9 @@ EvalResult evaluate_checkpoint(const std::string& ckpt, const std::string& split
                      : split == "train" ? &data.splits.train : nullptr;
   if (!d) fail("--split must be train, val or test, got '" + split + "'");
   if (d->size() == 0) fail("the " + split + " split of task " + tc.task + " is empty");
-  return evaluate_model(model, *d, data.opts, 0);
+  EvalResult r = evaluate_model(model, *d, data.opts, 0);
+  dist::mark_done();
+  return r;
 }
 
 }  // namespace az

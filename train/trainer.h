@@ -5,6 +5,11 @@
 //   at the end: best.ckpt (not the last step) evaluated on test
 //
 // A run directory holds config.json, metrics.jsonl, best.ckpt and last.ckpt.
+//
+// Under mpirun (build/attnzoo-mpi, train/distributed.h) every rank runs this
+// same loop on its rows of each global batch of --batch examples; gradients are
+// averaged after backward; rank 0 alone prints and writes; evaluation is split
+// over the ranks and its counts summed.
 #pragma once
 #include <memory>
 #include <string>
@@ -13,6 +18,7 @@
 #include "nn/optim.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/distributed.h"
 #include "train/model.h"
 #include "train/tasks.h"
 
@@ -56,12 +62,15 @@ class Trainer {
   std::shared_ptr<SequenceClassifier> model_;
   std::unique_ptr<Optimizer> opt_;
   std::unique_ptr<Batcher> batcher_;
+  dist::Rows rows_;                                 // this rank's rows of each global batch
+  std::unique_ptr<dist::GradientAverager> averager_;  // over the ranks (nothing in one process)
   Schedule sched_;
   int64_t step_ = 0, best_step_ = -1;
   double best_val_ = -1;
 };
 
 // Accuracy and mean loss over (at most `limit` examples of) a split, in eval mode.
+// Under mpirun every rank must call it: each evaluates every P-th batch.
 EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const BatchOptions& opts, int64_t limit = 0);
 
 // eval --ckpt: rebuilds the model and the task from the checkpoint alone.

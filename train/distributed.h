@@ -1,0 +1,102 @@
+// Data-parallel training over MPI: P processes ("ranks"), on one machine or
+// several, each holding the whole model and computing its own rows of every
+// global batch of B examples.
+//
+//   every rank: the same global batch from its own copy of the seeded batcher
+//     -> its rows [r*B/P, (r+1)*B/P)  -> forward -> backward
+//     -> ONE MPI_Allreduce over a flat buffer: every gradient times rows/B
+//        (so the sum is the mean over all B examples), the loss sum, the
+//        number correct                -> clip -> the same optimizer step
+//
+// Ranks never exchange parameters: they start equal (same seed) and apply the
+// same averaged gradient, so they stay equal; check_replicas verifies it at
+// every checkpoint.
+// Rank 0 alone prints, writes metrics and checkpoints.  A checkpoint holds
+// nothing per rank, so a run may resume on any number of processes.
+//
+// Built without MPI (libattnzoo.a, build/attnzoo) every function is the
+// one-process version: rank 0 of 1, reductions leave their input alone.
+// build/attnzoo-mpi links this file compiled with -DAZ_MPI; it initialises MPI
+// only when started by mpirun, so alone it behaves exactly like attnzoo.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+#include "nn/module.h"
+
+namespace az::dist {
+
+// Joins the job when started by mpirun (idempotent).  Ranks other than 0 send
+// their standard output to /dev/null (standard error stays: errors).  Without
+// MPI, fails when mpirun started several copies of this program.
+void init();
+int rank();        // 0 in a single process
+int size();        // P; 1 in a single process
+bool is_root();    // rank 0: prints, writes metrics and checkpoints
+// The run ended well: MPI is finalised at exit.  Exiting without it (an error
+// on this rank) ends the whole job with MPI_Abort, so no rank waits forever
+// in a collective for a rank that is gone.
+void mark_done();
+
+// In-place sum over all ranks.
+void allreduce_sum(std::vector<double>& v);
+// True when every rank passed the same value.
+bool all_equal(uint64_t value);
+// Rank 0's values of these tensors on every rank (one MPI_Bcast).
+void broadcast_from_root(const std::vector<NamedTensor>& tensors);
+// A path on this machine holding rank 0's copy of `path` (rank 0's file is
+// sent to the others, which need no shared file system): `path` itself on
+// rank 0 or when rank 0 cannot read it (so every rank fails alike), else a
+// temporary file the caller removes with remove_local_copy.
+std::string local_copy(const std::string& path);
+void remove_local_copy(const std::string& copy, const std::string& path);
+
+// The rows [first, first + rows) of a global batch of B that this rank
+// computes.  Fails unless P divides B.
+struct Rows {
+  int64_t first = 0, rows = 0;
+};
+Rows rows_of(int64_t global_batch);
+// Those rows of a batch, keeping its N (padding to the whole batch's length
+// keeps every variant, even those whose blocks or chunks depend on N,
+// computing exactly what one process computes for these examples).
+Batch slice_rows(const Batch& b, int64_t first, int64_t rows);
+
+// Sum over the global batch of one step, from every rank.
+struct StepTotals {
+  double loss_sum = 0, correct = 0;
+  int64_t examples = 0;
+};
+
+// Averages gradients over the ranks after backward, and keeps buffers that
+// depend on the data equal on all ranks.
+class GradientAverager {
+ public:
+  GradientAverager(std::vector<NamedTensor> params, std::vector<NamedTensor> buffers);
+  // local_loss_sum = the local mean loss times rows.  ONE MPI_Allreduce of
+  // [grad_0 * rows | grad_1 * rows | ... | has-grad flags | loss sum | correct],
+  // then each gradient = sum / global_rows: the mean over all examples, also
+  // when ranks held different numbers of rows.  A parameter without a gradient
+  // on every rank keeps none (as in one process: the optimizer skips it).
+  // Buffers a forward pass changed on some rank (routing's k-means centroids,
+  // set from the rows each rank saw) then take rank 0's values everywhere, as
+  // PyTorch's DDP broadcasts buffers: one MPI_Bcast, on those steps only.
+  // One process: returns the local totals and touches nothing.
+  StepTotals reduce(int64_t rows, int64_t global_rows, double local_loss_sum, double local_correct);
+
+ private:
+  bool buffers_changed() const;  // since the last step (a forward pass may set them)
+  std::vector<NamedTensor> params_, buffers_;
+  std::vector<float> flat_, buffers_seen_;
+};
+
+// Fails on every rank, naming the first parameter or buffer that differs,
+// unless every rank's copy of the model is bitwise the same.
+void check_replicas(const Module& model, const std::string& when);
+
+// Test hook: ATTNZOO_FAULT=R:S makes rank R fail with an error at step S.
+void maybe_inject_fault(int64_t step);
+
+}  // namespace az::dist
