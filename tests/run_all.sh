@@ -2,6 +2,9 @@
 # Runs every test binary given, echoes their output, and ends with one line
 # `tests: N passed, M failed` summed over doctest's own summaries.
 passed=0; failed=0; status=0
+# Sleeping rather than spinning OpenMP threads: spinning collapses when the
+# machine is shared (see prefer_passive_waiting in train/main.cpp).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 for t in "$@"; do
   echo "== $t"
   out=$(OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} "$t" 2>&1); rc=$?
