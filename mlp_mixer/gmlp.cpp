@@ -1,0 +1,104 @@
+// gmlp: a gMLP block with its spatial gating unit (Liu et al. 2021, "Pay
+// Attention to MLPs"; lucidrains/g-mlp-pytorch SpatialGatingUnit).
+//
+//   Z = gelu(X U) split into Z1, Z2 [N,h]     (U: D -> 2h, here two D -> h halves)
+//   gate = W_s LN(Z2) + b                     W_s [N,N], b [N], over positions
+//   out  = (Z1 * gate) V                      V: h -> D
+//
+// What mixes what: W_s is a learned, input-independent N x N matrix over
+// positions (the whole "attention matrix", lower-triangular when causal); it
+// mixes the normalised Z2 and the result multiplies Z1 elementwise.  Cost
+// O(N^2 h) per example: quadratic in N, like full attention.
+// W_s starts near zero, U(+-1e-3/max_len), and b at 1, so the gate starts
+// near 1 and the block near a plain MLP (out ~ Z1 V).
+//
+// This is a whole block, so replaces_ffn() is true: the model adds only
+// x + gmlp(LN(x)) and skips its FFN.  Lengths: W_s and b are sized for
+// --seq-len (max_len) and their leading N x N / N part is used.  Padding:
+// padded rows of LN(Z2) are zeroed, i.e. the padded columns of W_s are not used.
+#include "attention/common.h"
+
+namespace az {
+namespace {
+
+class GMlp : public Attention {
+ public:
+  explicit GMlp(const AttentionConfig& c) : Attention(c) {
+    int64_t h = knob_int("hidden");
+    h_ = h > 0 ? h : 3 * c.dim;
+    u_ = register_module("proj_u", std::make_shared<Linear>(c.dim, h_));  // Z1
+    v_ = register_module("proj_v", std::make_shared<Linear>(c.dim, h_));  // Z2
+    norm_ = register_module("norm", std::make_shared<LayerNorm>(h_));
+    float eps = 1e-3f / float(c.max_len);
+    ws_ = register_parameter("spatial.weight", Tensor::uniform({c.max_len, c.max_len}, -eps, eps));  // [max_len,max_len]
+    bs_ = register_parameter("spatial.bias", Tensor::ones({c.max_len}), false);                     // [max_len]
+    out_ = register_module("proj_out", std::make_shared<Linear>(h_, c.dim));
+  }
+
+  bool replaces_ffn() const override { return true; }
+
+  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = check_input(x);
+    Tensor z1 = gelu(u_->forward(x));                    // [B,N,h]
+    Tensor z2 = norm_->forward(gelu(v_->forward(x)));    // [B,N,h]
+    if (key_pad.defined()) z2 = mul(z2, keep_rows(key_pad));
+    Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
+    Tensor gate = add(matmul(spatial(N), z2), b);        // W_s Z2 + b [B,N,h]
+    return out_->forward(mul(z1, gate));
+  }
+
+  // The learned position-mixing matrix W_s [1,N,N] for x [1,N,D]: zero above
+  // the diagonal when causal and in padded columns.
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    int64_t N = check_input(x);
+    Tensor w = spatial(N).clone();
+    if (key_pad.defined())
+      for (int64_t i = 0; i < N; ++i)
+        for (int64_t j = 0; j < N; ++j)
+          if (key_pad.data()[j] != 0) w.data()[i * N + j] = 0;
+    return reshape(w, {1, N, N});
+  }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    Pattern p = Attention::pattern(x, key_pad);  // dense, lower-triangular when causal
+    p.legend = {"spatial gating"};
+    if (key_pad.defined())
+      for (int64_t i = 0; i < p.n; ++i)
+        for (int64_t j = 0; j < p.n; ++j)
+          if (key_pad.data()[j] != 0) p.cell[size_t(i * p.n + j)] = 0;
+    return p;
+  }
+
+ private:
+  int64_t check_input(const Tensor& x) const {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("gmlp: input must be [B,N," + std::to_string(cfg_.dim) + "], got " + shape_str(x.shape()));
+    if (x.size(1) > cfg_.max_len)
+      fail("gmlp: sequence of " + std::to_string(x.size(1)) + " positions exceeds --seq-len " +
+           std::to_string(cfg_.max_len) + " (the spatial weights are max_len x max_len)");
+    return x.size(1);
+  }
+  // W_s[:N,:N], with the entries above the diagonal zeroed when causal.
+  Tensor spatial(int64_t N) const {
+    Tensor w = N == cfg_.max_len ? ws_ : narrow(narrow(ws_, 0, 0, N), 1, 0, N);
+    return cfg_.causal ? masked_fill(w, causal_mask(N), 0.0f) : w;
+  }
+  static Tensor keep_rows(const Tensor& key_pad) {  // [B,N] -> [B,N,1], 1 at real positions
+    Tensor k = Tensor::empty({key_pad.size(0), key_pad.size(1), 1});
+    for (int64_t i = 0; i < key_pad.numel(); ++i) k.data()[i] = key_pad.data()[i] != 0 ? 0.0f : 1.0f;
+    return k;
+  }
+  int64_t h_;
+  std::shared_ptr<Linear> u_, v_, out_;
+  std::shared_ptr<LayerNorm> norm_;
+  Tensor ws_, bs_;
+};
+
+RegisterAttention reg({"gmlp", "gMLP block: spatial gating unit, gate = W_s LN(Z2) + 1 over positions (Liu et al. 2021)",
+                       {{"hidden", 0, 0, 65536, "width h of each half Z1, Z2 (projection D -> 2h); 0 = 3*dim (the paper's d_ffn = 6*d_model)"}},
+                       [](const AttentionConfig& c) { return std::make_shared<GMlp>(c); }, true, "attention-free"});
+
+}  // namespace
+}  // namespace az

@@ -1,0 +1,87 @@
+// mixer: MLP-Mixer's token-mixing MLP (Tolstikhin et al. 2021, "MLP-Mixer: An
+// all-MLP Architecture for Vision"; google-research/vision_transformer
+// models_mixer.py, MixerBlock's token_mixing MlpBlock).
+//
+// What mixes what: each channel is mixed across positions by one MLP shared by
+// all channels,  Y = W2 gelu(W1^T X + b1) + b2  with X [N,D] per example,
+// W1 [N,D_S], W2 [N,D_S] (Mixer writes it as transpose -> Dense -> GELU ->
+// Dense -> transpose; here the two products contract the position axis
+// directly, so nothing is transposed or copied).  Every output position
+// depends on every input position through a learned, input-independent map;
+// there is no attention matrix.  Cost O(N D_S D) per example: linear in N.
+//
+// The block around it is the model's (train/model.cpp): x + mixer(LN(x)), then
+// x + FFN(LN(x)) = Mixer's channel-mixing MLP (hidden --ffn, = D_C).
+//
+// Lengths: the weights are sized for --seq-len (max_len) positions and the
+// first N rows are used for a shorter input, which is the same as padding the
+// input with zero rows up to max_len.  Padding: padded rows are zeroed before
+// the mixing, so they contribute nothing to any output (their own outputs are
+// b2 plus the mixture: finite, unspecified).
+#include "attention/attention.h"
+
+namespace az {
+namespace {
+
+class MlpMixer : public Attention {
+ public:
+  explicit MlpMixer(const AttentionConfig& c) : Attention(c) {
+    int64_t ds = knob_int("token_hidden");
+    ds_ = ds > 0 ? ds : std::max<int64_t>(1, c.dim / 2);
+    // Dense layers over positions, Xavier-uniform like every Linear here (fan
+    // in/out = max_len and D_S for both).  W2 is stored [max_len, D_S], row i
+    // = output position i, so slicing to N positions keeps the first N rows.
+    w1_ = register_parameter("token_fc1.weight", init_xavier_uniform(c.max_len, ds_));  // [max_len, D_S]
+    b1_ = register_parameter("token_fc1.bias", Tensor::zeros({ds_}), false);            // [D_S]
+    w2_ = register_parameter("token_fc2.weight", init_xavier_uniform(c.max_len, ds_));  // [max_len, D_S]
+    b2_ = register_parameter("token_fc2.bias", Tensor::zeros({c.max_len}), false);      // [max_len]
+  }
+
+  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = check_input(x);
+    Tensor xin = key_pad.defined() ? mul(x, keep_rows(key_pad)) : x;  // padded rows -> 0
+    Tensor w1 = rows(w1_, N), w2 = rows(w2_, N);                        // [N, D_S]
+    Tensor b2 = reshape(rows(b2_, N), {N, 1});
+    // H = gelu(W1^T X + b1) [B,D_S,D]: hidden units across positions, per channel.
+    Tensor h = gelu(add(matmul(w1, xin, true, false), reshape(b1_, {ds_, 1})));
+    return add(matmul(w2, h), b2);  // W2 H + b2 [B,N,D]
+  }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    Pattern p = Attention::pattern(x, key_pad);
+    p.legend = {"token MLP"};
+    if (key_pad.defined())  // padded positions contribute nothing
+      for (int64_t i = 0; i < p.n; ++i)
+        for (int64_t j = 0; j < p.n; ++j)
+          if (key_pad.data()[j] != 0) p.cell[size_t(i * p.n + j)] = 0;
+    return p;
+  }
+
+ private:
+  int64_t check_input(const Tensor& x) const {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("mixer: input must be [B,N," + std::to_string(cfg_.dim) + "], got " + shape_str(x.shape()));
+    if (x.size(1) > cfg_.max_len)
+      fail("mixer: sequence of " + std::to_string(x.size(1)) + " positions exceeds --seq-len " +
+           std::to_string(cfg_.max_len) + " (the token-mixing weights have one row per position)");
+    return x.size(1);
+  }
+  // The first n rows of a [max_len, ..] parameter (a copy; the parameter itself when n = max_len).
+  Tensor rows(const Tensor& w, int64_t n) const { return n == w.size(0) ? w : narrow(w, 0, 0, n); }
+  // key_pad [B,N] -> keep [B,N,1], 1 at real positions.
+  static Tensor keep_rows(const Tensor& key_pad) {
+    Tensor k = Tensor::empty({key_pad.size(0), key_pad.size(1), 1});
+    for (int64_t i = 0; i < key_pad.numel(); ++i) k.data()[i] = key_pad.data()[i] != 0 ? 0.0f : 1.0f;
+    return k;
+  }
+  int64_t ds_;
+  Tensor w1_, b1_, w2_, b2_;
+};
+
+RegisterAttention reg({"mixer", "MLP-Mixer token mixing: an MLP across positions, shared by channels (Tolstikhin et al. 2021)",
+                       {{"token_hidden", 0, 0, 65536, "hidden width D_S of the token-mixing MLP; 0 = dim/2 (Mixer's ratio)"}},
+                       [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); }, false, "attention-free"});
+
+}  // namespace
+}  // namespace az

@@ -1,0 +1,291 @@
+// The attention-free token mixers: MLP-Mixer, gMLP, FNet (and the FFT op).
+#include <cmath>
+
+#include "mlp_mixer/fft_op.h"
+#include "tests/attention_check.h"
+
+using namespace az;
+using namespace az::testing;
+
+namespace {
+
+AttentionConfig config(int64_t dim, int64_t max_len, std::map<std::string, double> knobs = {}, bool causal = false) {
+  AttentionConfig c;
+  c.dim = dim, c.heads = 1, c.max_len = max_len, c.causal = causal, c.knobs = std::move(knobs);
+  return c;
+}
+
+// key_pad [B,N] -> keep [B,N,1] (1 at real positions).
+Tensor keep_of(const Tensor& pad) {
+  Tensor k = Tensor::empty({pad.size(0), pad.size(1), 1});
+  for (int64_t i = 0; i < pad.numel(); ++i) k.data()[i] = pad.data()[i] != 0 ? 0.0f : 1.0f;
+  return k;
+}
+
+// Outputs at non-padded rows are unchanged when padded rows of x change.
+void check_padding_ignored(Attention& m, const Tensor& x, const Tensor& pad) {
+  NoGradGuard ng;
+  Tensor y1 = m.forward(x, pad);
+  Tensor x2 = x.clone();
+  Rng r(5);
+  for (int64_t i = 0; i < x2.numel(); ++i)
+    if (pad.data()[i / x.size(2)] != 0) x2.data()[i] += 10.0f * r.normal();
+  Tensor y2 = m.forward(x2, pad);
+  for (int64_t i = 0; i < y1.numel(); ++i)
+    if (pad.data()[i / x.size(2)] == 0) REQUIRE(y1.data()[i] == doctest::Approx(y2.data()[i]).epsilon(1e-6));
+  for (int64_t i = 0; i < y1.numel(); ++i) REQUIRE(std::isfinite(y2.data()[i]));
+}
+
+// Re(F_n X F_D) with explicit DFT matrices: C_n X C_D - S_n X S_D, where
+// F = C - iS, C[j,l] = cos(2 pi jl/n), S[j,l] = sin(2 pi jl/n).  x [n,D].
+Tensor dft_real_2d(const Tensor& x, bool ortho) {
+  int64_t n = x.size(0), D = x.size(1);
+  auto mats = [](int64_t k, Tensor& c, Tensor& s) {
+    c = Tensor::empty({k, k}), s = Tensor::empty({k, k});
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t l = 0; l < k; ++l) {
+        double a = 2.0 * M_PI * double((j * l) % k) / double(k);
+        c.data()[j * k + l] = float(std::cos(a)), s.data()[j * k + l] = float(std::sin(a));
+      }
+  };
+  Tensor cn, sn, cd, sd;
+  mats(n, cn, sn);
+  mats(D, cd, sd);
+  Tensor y = sub(matmul(matmul(cn, x), cd), matmul(matmul(sn, x), sd));
+  return ortho ? mul_scalar(y, float(1.0 / std::sqrt(double(n * D)))) : y;
+}
+
+// FNet's reference: per example, zero the padded rows and transform over N
+// (or over the example's own length, the rows after it giving 0).
+Tensor fnet_reference(const Tensor& x, const Tensor& pad, bool own_length, bool ortho) {
+  int64_t B = x.size(0), N = x.size(1), D = x.size(2);
+  Tensor xz = pad.defined() ? mul(x, keep_of(pad)) : x;
+  std::vector<Tensor> outs;
+  for (int64_t b = 0; b < B; ++b) {
+    Tensor xb = reshape(narrow(xz, 0, b, 1), {N, D});
+    int64_t n = N;
+    if (pad.defined() && own_length)
+      while (n > 0 && pad.data()[b * N + n - 1] != 0) --n;
+    Tensor yb = dft_real_2d(narrow(xb, 0, 0, n), ortho);
+    if (n < N) yb = concat({yb, Tensor::zeros({N - n, D})}, 0);
+    outs.push_back(reshape(yb, {1, N, D}));
+  }
+  return concat(outs, 0);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// ---- MLP-Mixer -------------------------------------------------------------------------
+
+TEST_CASE("mixer: token mixing equals transpose -> Linear -> GELU -> Linear -> transpose, with padding") {
+  auto m = make_attention("mixer", config(6, 16, {{"token_hidden", 5}}));
+  Tensor x = random_input(2, 11, 6, 1);  // N = 11 < max_len: weights sliced
+  Tensor pad = padding(11, {11, 7});
+  // Give the biases values so they are tested too.
+  Rng r(3);
+  for (auto& p : m->named_parameters())
+    if (p.name.find("bias") != std::string::npos)
+      for (int64_t i = 0; i < p.tensor.numel(); ++i) p.tensor.data()[i] = 0.5f * r.normal();
+  auto ref = [&](const Tensor& in) {
+    Tensor w1 = narrow(find_param(*m, "token_fc1.weight"), 0, 0, 11);  // Linear N -> D_S, [in,out]
+    Tensor w2 = narrow(find_param(*m, "token_fc2.weight"), 0, 0, 11);  // Linear D_S -> N, stored [out,in]
+    Tensor b2 = narrow(find_param(*m, "token_fc2.bias"), 0, 0, 11);
+    Tensor t = transpose(mul(in, keep_of(pad)), 1, 2);                  // [B,D,N]
+    Tensor h = gelu(add(matmul(t, w1), find_param(*m, "token_fc1.bias")));
+    return transpose(add(matmul(h, w2, false, true), b2), 1, 2);        // [B,N,D]
+  };
+  check_same_function(*m, [&](const Tensor& in) { return m->forward(in, pad); }, ref, x, pad);
+  check_same_function(*m, [&](const Tensor& in) { return m->forward(in, Tensor()); },
+                      [&](const Tensor& in) {
+                        Tensor t = transpose(in, 1, 2);
+                        Tensor h = gelu(add(matmul(t, narrow(find_param(*m, "token_fc1.weight"), 0, 0, 11)),
+                                            find_param(*m, "token_fc1.bias")));
+                        Tensor y = add(matmul(h, narrow(find_param(*m, "token_fc2.weight"), 0, 0, 11), false, true),
+                                       narrow(find_param(*m, "token_fc2.bias"), 0, 0, 11));
+                        return transpose(y, 1, 2);
+                      },
+                      x, Tensor());
+}
+
+TEST_CASE("mixer: padding ignored, gradients, knobs and errors") {
+  auto m = make_attention("mixer", config(8, 12));
+  CHECK(find_param(*m, "token_fc1.weight").shape() == Shape{12, 4});  // D_S = dim/2 by default
+  CHECK(attention_info("mixer").family == "attention-free");
+  CHECK_FALSE(m->replaces_ffn());
+  Tensor x = random_input(2, 9, 8, 2);
+  Tensor pad = padding(9, {6, 9});
+  check_padding_ignored(*m, x, pad);
+  check_gradients(*m, [&](const Tensor& in) { return m->forward(in, pad); }, x);
+  Tensor full = random_input(1, 12, 8, 4);  // N = max_len: no slicing
+  Tensor y = m->forward(full, Tensor());
+  CHECK(y.shape() == Shape{1, 12, 8});
+  CHECK(error_of([&] { m->forward(random_input(1, 13, 8, 1), Tensor()); }) ==
+        "mixer: sequence of 13 positions exceeds --seq-len 12 (the token-mixing weights have one row per position)");
+  CHECK(error_of([&] { make_attention("mixer", config(8, 12, {}, true)); }) == "model 'mixer' has no causal form");
+  Pattern p = m->pattern(narrow(x, 0, 0, 1), narrow(pad, 0, 0, 1));
+  CHECK(p.cell[0 * 9 + 7] == 0);  // padded column
+  CHECK(p.cell[8 * 9 + 5] == 1);
+}
+
+// ---- gMLP ----------------------------------------------------------------------------------
+
+TEST_CASE("gmlp: at initialisation the output is close to the Z1 path") {
+  auto m = make_attention("gmlp", config(8, 20, {{"hidden", 6}}));
+  CHECK(m->replaces_ffn());
+  CHECK(find_param(*m, "spatial.weight").shape() == Shape{20, 20});
+  Tensor x = random_input(2, 13, 8, 6);
+  NoGradGuard ng;
+  Tensor y = m->forward(x, Tensor());
+  // out ~ proj_out(gelu(proj_u(x))): the gate W_s LN(Z2) + 1 is 1 + O(1e-3).
+  Tensor z1 = gelu(add(matmul(x, find_param(*m, "proj_u.weight")), find_param(*m, "proj_u.bias")));
+  Tensor ref = add(matmul(z1, find_param(*m, "proj_out.weight")), find_param(*m, "proj_out.bias"));
+  check_close(y, ref, 5e-3, "gmlp at init vs Z1 path");
+  auto def = make_attention("gmlp", config(8, 20));
+  CHECK(find_param(*def, "proj_u.weight").shape() == Shape{8, 24});  // h = 3 * dim by default
+  float eps = 1e-3f / 20;
+  Tensor ws = find_param(*m, "spatial.weight");
+  for (int64_t i = 0; i < ws.numel(); ++i) REQUIRE(std::fabs(ws.data()[i]) <= eps);
+}
+
+// A loop-by-loop gMLP: z1, z2 from the module's own projections, then
+// gate[i,c] = sum_j W[i,j] z2n[j,c] + b[i] over the allowed j.
+static Tensor gmlp_naive(Attention& m, const Tensor& x, const Tensor& pad, bool causal) {
+  NoGradGuard ng;
+  int64_t B = x.size(0), N = x.size(1);
+  Tensor z1 = gelu(add(matmul(x, find_param(m, "proj_u.weight")), find_param(m, "proj_u.bias")));
+  Tensor z2 = layer_norm(gelu(add(matmul(x, find_param(m, "proj_v.weight")), find_param(m, "proj_v.bias"))),
+                         find_param(m, "norm.gamma"), find_param(m, "norm.beta"));
+  Tensor W = find_param(m, "spatial.weight"), bias = find_param(m, "spatial.bias");
+  int64_t L = W.size(0), h = z1.size(2);
+  Tensor g = Tensor::zeros(z1.shape());
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t c = 0; c < h; ++c) {
+        double s = bias.data()[i];
+        for (int64_t j = 0; j < N; ++j) {
+          if ((causal && j > i) || (pad.defined() && pad.data()[b * N + j] != 0)) continue;
+          s += double(W.data()[i * L + j]) * z2.data()[(b * N + j) * h + c];
+        }
+        g.data()[(b * N + i) * h + c] = float(s) * z1.data()[(b * N + i) * h + c];
+      }
+  return add(matmul(g, find_param(m, "proj_out.weight")), find_param(m, "proj_out.bias"));
+}
+
+TEST_CASE("gmlp: equals a naive spatial gating loop; padding; gradients") {
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    auto m = make_attention("gmlp", config(6, 12, {{"hidden", 4}}, causal));
+    Tensor ws = find_param(*m, "spatial.weight");  // larger weights, so the mixing shows
+    Rng r(8);
+    for (int64_t i = 0; i < ws.numel(); ++i) ws.data()[i] = 0.3f * r.normal();
+    Tensor x = random_input(2, 10, 6, 9);
+    Tensor pad = padding(10, {10, 7});
+    Tensor y = [&] {
+      NoGradGuard ng;
+      return m->forward(x, pad);
+    }();
+    Tensor keep = Tensor::ones(y.shape());
+    for (int64_t i = 0; i < keep.numel(); ++i) keep.data()[i] = pad.data()[i / 6] != 0 ? 0.0f : 1.0f;
+    check_close(mul(y, keep), mul(gmlp_naive(*m, x, pad, causal), keep), 1e-4, "gmlp vs naive");
+    check_padding_ignored(*m, x, pad);
+    check_gradients(*m, [&](const Tensor& in) { return m->forward(in, pad); }, x);
+    Tensor w = m->attention_weights(narrow(x, 0, 1, 1), narrow(pad, 0, 1, 1));
+    CHECK(w.shape() == Shape{1, 10, 10});
+    CHECK(w.data()[5 * 10 + 8] == 0.0f);  // padded column
+    CHECK((w.data()[2 * 10 + 4] == 0.0f) == causal);
+    CHECK(w.data()[4 * 10 + 2] == ws.data()[4 * 12 + 2]);
+  }
+}
+
+TEST_CASE("gmlp: causal outputs ignore later positions") {
+  auto m = make_attention("gmlp", config(6, 8, {{"hidden", 4}}, true));
+  Tensor ws = find_param(*m, "spatial.weight");
+  Rng r(1);
+  for (int64_t i = 0; i < ws.numel(); ++i) ws.data()[i] = 0.3f * r.normal();
+  NoGradGuard ng;
+  Tensor x = random_input(1, 7, 6, 3);
+  Tensor y1 = m->forward(x, Tensor());
+  Tensor x2 = x.clone();
+  for (int t = 0; t < 6; ++t) x2.data()[5 * 6 + t] += 1.0f;
+  Tensor y2 = m->forward(x2, Tensor());
+  for (int i = 0; i < 5 * 6; ++i) CHECK(y1.data()[i] == doctest::Approx(y2.data()[i]));
+  CHECK(y1.data()[6 * 6] != doctest::Approx(y2.data()[6 * 6]));
+}
+
+// ---- FNet and the FFT op -----------------------------------------------------------------------
+
+TEST_CASE("fourier_real equals Re(F_N X F_D) with DFT matrices, forward and gradient") {
+  // Odd and even sizes, a prime length, D odd (the mirrored half-spectrum columns).
+  for (auto nd : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 4}, {37, 8}, {13, 7}, {6, 5}}) {
+    int64_t N = nd.first, D = nd.second;
+    for (bool ortho : {true, false}) {
+      CAPTURE(N);
+      CAPTURE(D);
+      CAPTURE(ortho);
+      Tensor x = random_input(3, N, D, uint64_t(N * 10 + D));
+      Module none;
+      double tol = ortho ? 2e-5 : 2e-5 * std::sqrt(double(N * D));
+      check_same_function(none, [&](const Tensor& in) { return fourier_real(in, Tensor(), false, ortho); },
+                          [&](const Tensor& in) { return fnet_reference(in, Tensor(), false, ortho); }, x, Tensor(),
+                          tol);
+    }
+  }
+}
+
+TEST_CASE("fourier_real with padding: zeroed rows, own lengths, gradients") {
+  Tensor x = random_input(3, 19, 6, 11);
+  Tensor pad = padding(19, {19, 12, 5});
+  pad.data()[0 * 19 + 3] = 1;  // an interior padded row as well
+  Module none;
+  for (bool own : {false, true}) {
+    CAPTURE(own);
+    check_same_function(none, [&](const Tensor& in) { return fourier_real(in, pad, own, true); },
+                        [&](const Tensor& in) { return fnet_reference(in, pad, own, true); }, x, pad, 2e-5);
+    check_gradients(none, [&](const Tensor& in) { return fourier_real(in, pad, own, true); }, x);
+  }
+  // An all-padding example transforms nothing with own_length: its outputs are 0.
+  Tensor y = fourier_real(x, padding(19, {19, 0, 5}), true, true);
+  for (int64_t i = 19 * 6; i < 2 * 19 * 6; ++i) REQUIRE(y.data()[i] == 0.0f);
+  CHECK(error_of([&] { fourier_real(x, padding(18, {18, 18, 18})); }) ==
+        "fourier_real: key_pad [3,18] must be [B,N] = [3,19]");
+}
+
+TEST_CASE("fnet: linear in X, padding ignored, own length equals the unpadded sequence") {
+  auto m = make_attention("fnet", config(8, 64));
+  CHECK(m->named_parameters().empty());
+  CHECK(attention_info("fnet").family == "attention-free");
+  NoGradGuard ng;
+  Tensor a = random_input(2, 21, 8, 1), b = random_input(2, 21, 8, 2);
+  Tensor lhs = m->forward(add(mul_scalar(a, 2.0f), mul_scalar(b, -0.5f)), Tensor());
+  Tensor rhs = add(mul_scalar(m->forward(a, Tensor()), 2.0f), mul_scalar(m->forward(b, Tensor()), -0.5f));
+  check_close(lhs, rhs, 1e-5, "linearity");
+  Tensor pad = padding(21, {21, 13});
+  check_padding_ignored(*m, a, pad);
+  // Example 1 padded to 21 gives the outputs of its 13 real rows alone.
+  Tensor y = m->forward(a, pad);
+  Tensor alone = m->forward(narrow(narrow(a, 0, 1, 1), 1, 0, 13), Tensor());
+  check_close(narrow(narrow(y, 0, 1, 1), 1, 0, 13), alone, 1e-6, "own length vs unpadded");
+  // own_length 0 transforms over the padded length instead (still ignoring padded inputs).
+  auto hf = make_attention("fnet", config(8, 64, {{"own_length", 0}, {"ortho", 0}}));
+  check_padding_ignored(*hf, a, pad);
+  check_close(hf->forward(a, pad), fnet_reference(a, pad, false, false), 1e-3, "own_length 0 vs reference");
+  CHECK(error_of([&] { make_attention("fnet", config(8, 64, {}, true)); }) == "model 'fnet' has no causal form");
+  size_t plans = fourier_plan_count();
+  m->forward(a, pad);  // the same lengths again: no new plans
+  CHECK(fourier_plan_count() == plans);
+}
+
+TEST_CASE("fnet: gradients through the module") {
+  auto m = make_attention("fnet", config(5, 16));
+  Tensor x = random_input(2, 9, 5, 7);
+  check_gradients(*m, [&](const Tensor& in) { return m->forward(in, padding(9, {9, 4})); }, x);
+}
