@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Speed and memory of every model at several sequence lengths, one
+# `attnzoo bench` process per cell (so each peak memory is its own), appended
+# to a JSONL file; bench/table.py turns it into the README's table.
+#
+#   bench/variants.sh OUT.jsonl ["model1 model2 ..."] ["1024 2048 4096 8192"]
+#
+# The configuration is the variant issues' one: --batch 2 --dim 128 --heads 4
+# --layers 2 --ffn 256, each model with its defaults.
+set -uo pipefail
+out=${1:?usage: bench/variants.sh OUT.jsonl [models] [lengths]}
+bin=${ATTNZOO_BIN:-build/attnzoo}
+models=${2:-$($bin models | awk '/^[a-z]/ {print $1}')}
+lengths=${3:-1024 2048 4096 8192}
+for n in $lengths; do
+  for m in $models; do
+    steps=3; [ "$n" -ge 4096 ] && steps=2
+    line=$(timeout 900 "$bin" bench --model "$m" --seq-len "$n" --batch 2 --dim 128 --heads 4 --layers 2 --ffn 256 \
+           --steps $steps --warmup 1 2>/tmp/bench_err.txt | tail -n 1)
+    if [ -z "$line" ]; then
+      err=$(tail -n 1 /tmp/bench_err.txt | tr '"' "'")
+      line="{\"model\": \"$m\", \"seq_len\": $n, \"error\": \"${err:-timed out}\"}"
+    fi
+    echo "$line" | tee -a "$out"
+  done
+done
