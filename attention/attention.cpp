@@ -38,6 +38,13 @@ static std::string num(double v) {
   return o.str();
 }
 
+// Knob names are snake_case; the command line spells them with dashes.
+static std::string flag_of(std::string k) {
+  for (char& ch : k)
+    if (ch == '_') ch = '-';
+  return k;
+}
+
 std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConfig cfg) {
   const AttentionInfo& info = attention_info(name);
   if (cfg.dim <= 0) fail("--dim must be positive, got " + std::to_string(cfg.dim));
@@ -47,13 +54,13 @@ std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConf
   if (cfg.dropout < 0 || cfg.dropout >= 1) fail("attention dropout must be in [0,1), got " + num(cfg.dropout));
   if (cfg.causal && !info.causal_ok) fail("model '" + name + "' has no causal form");
   std::vector<std::string> valid;
-  for (auto& k : info.knobs) valid.push_back(k.name);
+  for (auto& k : info.knobs) valid.push_back("--" + flag_of(k.name));
   for (auto& [k, v] : cfg.knobs) {
     auto it = std::find_if(info.knobs.begin(), info.knobs.end(), [&](const Knob& kb) { return kb.name == k; });
     if (it == info.knobs.end())
-      fail("model '" + name + "' has no setting --" + k + (valid.empty() ? " (it has none)" : " (valid: --" + join(valid) + ")"));
+      fail("model '" + name + "' has no setting --" + flag_of(k) + (valid.empty() ? " (it has none)" : " (valid: " + join(valid) + ")"));
     if (!(v >= it->lo && v <= it->hi))
-      fail("--" + k + " " + num(v) + " out of range for model '" + name + "' (expected " + num(it->lo) + " to " +
+      fail("--" + flag_of(k) + " " + num(v) + " out of range for model '" + name + "' (expected " + num(it->lo) + " to " +
            num(it->hi) + ")");
   }
   for (auto& k : info.knobs)

@@ -1,0 +1,62 @@
+// efficient: Efficient Attention (Shen et al., "Efficient Attention: Attention
+// with Linear Complexities", WACV 2021; conventions of cmsflash/efficient-attention).
+//
+// Instead of one softmax over the N x N scores, two cheap ones:
+//   rho_q(Q) = softmax of each query over its d features,
+//   rho_k(K) = softmax of each key feature over the N positions (padding excluded),
+//   out = rho_q(Q) (rho_k(K)^T V).
+// The implied matrix rho_q(Q) rho_k(K)^T is dense over the non-padded keys and
+// exactly row-stochastic (each row sums to sum_t rho_q_it = 1), but it is never
+// formed: rho_k(K)^T V is d x d, so the cost is N d^2 per head.  No causal form
+// (the softmax over positions sees every key).
+#include "attention/common.h"
+#include "attention/kernel_util.h"
+
+namespace az {
+namespace {
+
+class EfficientAttention : public Attention {
+ public:
+  explicit EfficientAttention(const AttentionConfig& c) : Attention(c) {
+    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    Tensor rq, rk, v;
+    normalised(x, key_pad, rq, rk, v);
+    Tensor context = matmul(rk, v, true, false);  // rho_k^T V: [B,H,d,N] x [B,H,N,d] -> [B,H,d,d]
+    return proj_->output(matmul(rq, context));
+  }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    return all_keys_pattern(x.size(1), key_pad, false, "softmax_d(q) . softmax_N(k)");
+  }
+
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    Tensor rq, rk, v;
+    normalised(x, key_pad, rq, rk, v);
+    Tensor w = matmul(rq, rk, false, true);  // [1,H,N,N]
+    return reshape(w, {w.size(1), w.size(2), w.size(3)});
+  }
+
+ private:
+  // rq (softmax over features), rk (softmax over positions, padding excluded), v: all [B,H,N,d].
+  void normalised(const Tensor& x, const Tensor& key_pad, Tensor& rq, Tensor& rk, Tensor& v) {
+    auto h = proj_->project(x);
+    rq = softmax(h.q);
+    rk = softmax_positions(h.k, key_pad);
+    v = h.v;
+  }
+
+  std::shared_ptr<QKVProjection> proj_;
+};
+
+RegisterAttention reg({"efficient",
+                       "softmax_d(Q) (softmax_N(K)^T V), linear in N (Shen et al. 2021)",
+                       {},
+                       [](const AttentionConfig& c) { return std::make_shared<EfficientAttention>(c); }, false,
+                       "low-rank/kernel"});
+
+}  // namespace
+}  // namespace az

@@ -1,0 +1,92 @@
+// performer: FAVOR+ (Choromanski et al., "Rethinking Attention with
+// Performers", ICLR 2021; conventions of lucidrains/performer-pytorch and
+// google-research's fast_attention.py).
+//
+// softmax attention's kernel exp(q.k / sqrt(d)) is estimated without bias by
+// positive random features
+//   phi(x) = m^-1/2 exp(W x^ - |x^|^2 / 2),   x^ = d^-1/4 x,
+// with W [m,d] made of orthogonal Gaussian blocks (lower variance than i.i.d.),
+// so E[phi(q).phi(k)] = exp(q.k / sqrt(d)).  The implied N x N matrix is the
+// (dense, or lower-triangular when causal) estimate of softmax(QK^T/sqrt(d)),
+// never formed: out = phi(Q)(phi(K)^T V) / phi(Q)(phi(K)^T 1), causal by
+// prefix sums (kernel_util.h).  Cost N m d per head; m defaults to d ln d.
+//
+// Stabiliser: a constant is subtracted inside exp (row max for queries, the
+// max over non-padded keys per head for keys) and cancels in the ratio; a
+// small eps (1e-4) keeps features positive.  Unlike the public code, which
+// detaches the max, its gradient is kept: the backward is exact.  Causal mode
+// drops the keys' max (it spans later keys, and eps would leak them).  W is a registered buffer (saved
+// with the checkpoint), redrawn every --redraw training steps, fixed in eval.
+#include <cmath>
+#include <cstring>
+
+#include "attention/common.h"
+#include "attention/kernel_util.h"
+
+namespace az {
+namespace {
+
+class Performer : public Attention {
+ public:
+  explicit Performer(const AttentionConfig& c) : Attention(c) {
+    int64_t d = c.head_dim(), m = knob_int("features");
+    if (m == 0) m = std::max<int64_t>(d, int64_t(double(d) * std::log(double(d))));  // d ln d, as performer-pytorch
+    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
+    features_ = register_buffer("features", orthogonal_gaussian(m, d, global_rng()));  // W [m,d]
+    calls_ = register_buffer("calls", Tensor::zeros({1}));  // training calls since the last draw
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
+    auto h = features(x, key_pad);
+    return proj_->output(kernel_attention(h.q, h.k, h.v, cfg_.causal, kEps));
+  }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "FAVOR+ estimate of exp(q.k/sqrt(d))");
+  }
+
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    auto h = features(x, key_pad);
+    Tensor w = kernel_weights(h.q, h.k, cfg_.causal, kEps);
+    return reshape(w, {w.size(1), w.size(2), w.size(3)});
+  }
+
+ private:
+  static constexpr float kEps = 1e-6f;       // in the normaliser
+  static constexpr float kFeatEps = 1e-4f;   // added to every feature (performer-pytorch kernel_eps)
+
+  // A fresh draw written into the same buffer, so the registered handle stays valid.
+  void redraw() {
+    Tensor w = orthogonal_gaussian(features_.size(0), features_.size(1), global_rng());
+    std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
+  }
+
+  // phi(q), phi(k) [B,H,N,m] (phi(k) zero at padding) and v [B,H,N,d].
+  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) {
+    auto h = proj_->project(x);
+    float s = std::pow(float(cfg_.head_dim()), -0.25f);
+    Tensor w = mul_scalar(features_, s);        // [m,d], no gradient: a buffer
+    Tensor uq = matmul(h.q, w, false, true);    // [B,H,N,m] = x^ W^T
+    Tensor uk = matmul(h.k, w, false, true);
+    h.q = favor_features(uq, h.q, s, true, Tensor(), kFeatEps);
+    // causal: no max over keys, which would let later tokens move earlier outputs through eps;
+    // the exponent is bounded anyway, u - |x^|^2/2 <= |w|^2/2 (about d/2)
+    h.k = favor_features(uk, h.k, s, false, key_pad, kFeatEps, !cfg_.causal);
+    return h;
+  }
+
+  std::shared_ptr<QKVProjection> proj_;
+  Tensor features_, calls_;
+};
+
+RegisterAttention reg({"performer",
+                       "FAVOR+: positive orthogonal random features estimate softmax, linear in N (Choromanski et al. 2021)",
+                       {{"features", 0, 0, 8192, "random features m (0 = d ln d of the head size d)"},
+                        {"redraw", 1000, 0, 1e9, "redraw the features every this many training steps (0 = never)"}},
+                       [](const AttentionConfig& c) { return std::make_shared<Performer>(c); }, true,
+                       "low-rank/kernel"});
+
+}  // namespace
+}  // namespace az

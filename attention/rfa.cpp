@@ -1,0 +1,87 @@
+// rfa: Random Feature Attention (Peng et al., ICLR 2021; conventions of the
+// authors' fairseq RFA code: normalise, random Fourier features, clamped
+// normaliser).
+//
+// Queries and keys are L2-normalised, then mapped by random Fourier features
+//   phi(x) = m^-1/2 [sin(W (sigma * x)), cos(W (sigma * x))],   W [m,d] ~ N(0, I),
+// an unbiased estimate of the Gaussian kernel: E[phi(x).phi(y)] =
+// exp(-|sigma * (x - y)|^2 / 2), which for unit vectors is proportional to
+// exp(sigma^2 x.y) (the softmax kernel at temperature 1/sigma^2 when sigma is
+// a scalar).  sigma [H,d] is learned (RFA's reparameterised random matrices),
+// starting at 1.  The implied N x N matrix is dense (lower-triangular when
+// causal), never formed: out = phi(Q)(phi(K)^T V) / max(phi(Q)(phi(K)^T 1), 1),
+// causal by prefix sums; cost N m d per head.
+//
+// Sin/cos features can make the normaliser small or negative; like the RFA code
+// we clamp it from below (its EPS over its feature scale is a floor of about
+// one key's worth of kernel mass; we use exactly 1).  W is a registered buffer
+// redrawn every --redraw training steps like the Performer's, fixed in eval.
+// The paper's optional recency gate is not implemented.
+#include <cstring>
+
+#include "attention/common.h"
+#include "attention/kernel_util.h"
+
+namespace az {
+namespace {
+
+class RandomFeatureAttention : public Attention {
+ public:
+  explicit RandomFeatureAttention(const AttentionConfig& c) : Attention(c) {
+    int64_t d = c.head_dim(), m = knob_int("features");
+    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
+    sigma_ = register_parameter("sigma", Tensor::ones({c.heads, d}), false);
+    features_ = register_buffer("features", Tensor::randn({m, d}, 1.0f, global_rng()));  // W [m,d]
+    calls_ = register_buffer("calls", Tensor::zeros({1}));  // training calls since the last draw
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) {
+      Tensor w = Tensor::randn(features_.shape(), 1.0f, global_rng());
+      std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
+    }
+    auto h = features(x, key_pad);
+    return proj_->output(kernel_attention(h.q, h.k, h.v, cfg_.causal, kFloor, KernelNorm::clamp));
+  }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "random Fourier estimate of a Gaussian kernel");
+  }
+
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    auto h = features(x, key_pad);
+    Tensor w = kernel_weights(h.q, h.k, cfg_.causal, kFloor, KernelNorm::clamp);
+    return reshape(w, {w.size(1), w.size(2), w.size(3)});
+  }
+
+ private:
+  static constexpr float kFloor = 1.0f;  // the normaliser is max(den, 1)
+
+  // phi(q), phi(k) [B,H,N,2m] (phi(k) zero at padding) and v [B,H,N,d].
+  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) {
+    auto h = proj_->project(x);
+    int64_t B = x.size(0), H = cfg_.heads, d = cfg_.head_dim(), m = features_.size(0);
+    // W (sigma * x) = (W diag(sigma)) x: scale the small [H,m,d] matrices, not the [B,H,N,d] inputs
+    Tensor w = mul(reshape(sigma_, {1, H, 1, d}), reshape(features_, {1, 1, m, d}));  // [1,H,m,d]
+    if (B > 1) w = concat(std::vector<Tensor>(size_t(B), w), 0);                       // [B,H,m,d]
+    Tensor uq = matmul(l2_normalize(h.q), w, false, true);  // [B,H,N,m]
+    Tensor uk = matmul(l2_normalize(h.k), w, false, true);
+    h.q = sincos_features(uq, Tensor());
+    h.k = sincos_features(uk, key_pad);
+    return h;
+  }
+
+  std::shared_ptr<QKVProjection> proj_;
+  Tensor sigma_, features_, calls_;
+};
+
+RegisterAttention reg({"rfa",
+                       "random feature attention: sin/cos features of normalised Q, K, linear in N (Peng et al. 2021)",
+                       {{"features", 64, 1, 8192, "random vectors m (2m features)"},
+                        {"redraw", 1000, 0, 1e9, "redraw the features every this many training steps (0 = never)"}},
+                       [](const AttentionConfig& c) { return std::make_shared<RandomFeatureAttention>(c); }, true,
+                       "low-rank/kernel"});
+
+}  // namespace
+}  // namespace az

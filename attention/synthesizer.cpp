@@ -1,0 +1,157 @@
+// synthesizer: synthetic attention (Tay et al., "Synthesizer: Rethinking
+// Self-Attention in Transformer Models", ICML 2021; conventions of
+// google-research/long-range-arena synthesizer_attention.py).
+//
+// No query-key dot products at all: the N x N logits are synthesised.
+//   dense (--synth-mode 0):  row i = W2 relu(W1 x_i + b1) + b2, a per-token
+//        two-layer MLP giving token i its logits over max_len positions (per
+//        head: W1 maps D -> H x d, W2 [d, max_len] is shared by the heads as in
+//        LRA), sliced to the first N;
+//   random (1):  a learned [H, max_len, max_len] matrix R, sliced to [H,N,N],
+//        the same for every input;
+//   factorised random (2):  R = R1 R2^T with R1, R2 [H, max_len, k].
+// Then out = softmax(logits | padding, causal) V.  Every entry of the N x N
+// matrix is computed: cost N^2 d per head, quadratic by design (and max_len^2
+// parameters in random mode).  Dense and factorised logits are a product of
+// two N x r factors, so the fused softmax_attention computes them in row
+// chunks and stores none of the N x N matrix (memory N d); random mode
+// stores its softmax like full attention.
+#include <cmath>
+#include <utility>
+
+#include "attention/common.h"
+#include "attention/kernel_util.h"
+
+namespace az {
+namespace {
+
+class Synthesizer : public Attention {
+ public:
+  explicit Synthesizer(const AttentionConfig& c) : Attention(c) {
+    mode_ = knob_int("synth_mode");
+    int64_t L = c.max_len, H = c.heads, d = c.head_dim(), k = knob_int("synth_rank");
+    value_ = register_module("value", std::make_shared<Linear>(c.dim, c.dim));
+    out_ = register_module("out", std::make_shared<Linear>(c.dim, c.dim));
+    if (mode_ == 0) {
+      dense1_ = register_module("dense1", std::make_shared<Linear>(c.dim, c.dim));
+      w2_ = register_parameter("dense2.weight", init_normal({d, L}, 1.0f / std::sqrt(float(d))));  // LRA: lecun normal
+      b2_ = register_parameter("dense2.bias", Tensor::zeros({L}), false);
+    } else if (mode_ == 1) {
+      r1_ = register_parameter("random", init_normal({H, L, L}, 1.0f / std::sqrt(float(L))));
+    } else {
+      r1_ = register_parameter("random1", init_normal({H, L, k}, 1.0f / std::sqrt(float(k))));
+      r2_ = register_parameter("random2", init_normal({H, L, k}, 1.0f / std::sqrt(float(k))));
+    }
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = x.size(1), H = cfg_.heads;
+    check_length(N);
+    Tensor v = split_heads(value_->forward(x), H);  // [B,H,N,d]
+    Tensor o;
+    if (mode_ == 1) {
+      o = random_mode(v, key_pad);
+    } else {  // logits = a b^T: the fused softmax never stores the [N,N] matrix
+      Tensor a, b;
+      factors(x, a, b);
+      o = softmax_attention(a, b, v, key_pad, 1.0f, cfg_.dropout, is_training(), cfg_.causal);
+    }
+    return out_->forward(merge_heads(o));
+  }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
+    static const char* names[] = {"synthetic (dense MLP)", "synthetic (random)", "synthetic (factorised random)"};
+    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, names[mode_]);
+  }
+
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    int64_t N = x.size(1), H = cfg_.heads;
+    check_length(N);
+    Tensor z;  // the logits, [1,H,N,N] or [H,N,N]
+    if (mode_ == 1) {
+      z = random_logits(N);
+    } else {
+      Tensor a, b;
+      factors(x, a, b);
+      z = matmul(a, b, false, true);
+    }
+    return reshape(softmax(reshape(z, {1, H, N, N}), mask(N, key_pad), true), {H, N, N});
+  }
+
+ private:
+  void check_length(int64_t N) const {
+    if (N > cfg_.max_len)
+      fail("synthesizer: sequence of " + std::to_string(N) + " positions is longer than --seq-len " +
+           std::to_string(cfg_.max_len) + " that sized its logits");
+  }
+
+  // The first n entries along `axis`.
+  static Tensor first(const Tensor& t, int axis, int64_t n) { return t.size(axis) == n ? t : narrow(t, axis, 0, n); }
+
+  // [1,h,..] -> [B,H,..] by copies (h = 1 or H): the fused op wants equal leading dims.
+  static Tensor expand(const Tensor& t, int64_t B, int64_t H) {
+    Tensor r = H > 1 ? concat(std::vector<Tensor>(size_t(H), t), 1) : t;
+    return B > 1 ? concat(std::vector<Tensor>(size_t(B), r), 0) : r;
+  }
+
+  // Boolean mask broadcasting to [B,H,N,N] (undefined when nothing is excluded).
+  Tensor mask(int64_t N, const Tensor& key_pad) const {
+    Tensor m = cfg_.causal ? reshape(causal_mask(N), {1, 1, N, N}) : Tensor();
+    if (key_pad.defined()) m = m.defined() ? add(m, key_mask(key_pad)) : key_mask(key_pad);
+    return m;
+  }
+
+  // Dense and factorised modes as a product of two [B,H,N,r] factors, logits = a b^T.
+  //   dense: a = [relu(W1 x + b1) per head | 1], b = [W2 | b2]^T  (r = d + 1: the bias rides on a ones column)
+  //   factorised: a = R1, b = R2  (r = k)
+  void factors(const Tensor& x, Tensor& a, Tensor& b) {
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads;
+    if (mode_ == 0) {
+      Tensor hid = split_heads(relu(dense1_->forward(x)), H);                        // [B,H,N,d]
+      a = concat({hid, Tensor::ones({B, H, N, 1})}, 3);                              // [B,H,N,d+1]
+      Tensor w = concat({first(w2_, 1, N), reshape(first(b2_, 0, N), {1, N})}, 0);   // [d+1,N]
+      b = expand(reshape(transpose(w, 0, 1), {1, 1, N, w.size(0)}), B, H);          // [B,H,N,d+1]
+    } else {
+      int64_t k = r1_.size(2);
+      a = expand(reshape(first(r1_, 1, N), {1, H, N, k}), B, 1);
+      b = expand(reshape(first(r2_, 1, N), {1, H, N, k}), B, 1);
+    }
+  }
+
+  Tensor random_logits(int64_t N) const { return first(first(r1_, 1, N), 2, N); }  // [H,N,N]
+
+  // softmax(R | masks) V with R [H,N,N] shared by the batch.
+  Tensor random_mode(const Tensor& v, const Tensor& key_pad) {
+    int64_t B = v.size(0), H = v.size(1), N = v.size(2), d = v.size(3);
+    Tensor z = random_logits(N);
+    if (!key_pad.defined()) {  // one [H,N,N] matrix for the whole batch: apply it to [H,N,B*d]
+      Tensor m = mask(N, key_pad);
+      Tensor p = softmax(z, m.defined() ? reshape(m, {1, N, N}) : Tensor(), true);
+      Tensor vh = reshape(permute(v, {1, 2, 0, 3}), {H, N, B * d});
+      // One mask for the whole batch, not one per example: no data-parallel shift (tensor.h).
+      BatchShard shard = std::exchange(batch_shard(), BatchShard{});
+      Tensor pd = dropout(p, cfg_.dropout, is_training());
+      batch_shard() = shard;
+      Tensor oh = matmul(pd, vh);  // [H,N,B*d]
+      return permute(reshape(oh, {H, N, B, d}), {2, 0, 1, 3});
+    }
+    z = expand(reshape(z, {1, H, N, N}), B, 1);  // per-example padding: one copy per example
+    Tensor p = softmax(z, mask(N, key_pad), true);  // [B,H,N,N]
+    return matmul(dropout(p, cfg_.dropout, is_training()), v);
+  }
+
+  int64_t mode_;
+  std::shared_ptr<Linear> value_, out_, dense1_;
+  Tensor w2_, b2_, r1_, r2_;
+};
+
+RegisterAttention reg({"synthesizer",
+                       "synthetic N x N logits from a per-token MLP or a learned matrix, no QK^T (Tay et al. 2021)",
+                       {{"synth_mode", 0, 0, 2, "0 dense (per-token MLP), 1 random (learned matrix), 2 factorised random"},
+                        {"synth_rank", 32, 1, 4096, "rank k of the factorised random matrix (--synth-mode 2)"}},
+                       [](const AttentionConfig& c) { return std::make_shared<Synthesizer>(c); }, true,
+                       "low-rank/kernel"});
+
+}  // namespace
+}  // namespace az
