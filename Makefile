@@ -102,14 +102,11 @@ clean:
 # Suites that are slow under the sanitizers read ATTNZOO_TEST_SCALE=small.
 ASAN_BUILD ?= build-asan
 SAN_FLAGS  := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
-SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:suppressions=tests/sanitizers/asan.supp \
-              LSAN_OPTIONS=suppressions=tests/sanitizers/lsan.supp:print_suppressions=0 \
+SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:suppressions=$(CURDIR)/tests/sanitizers/asan.supp \
+              LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
               UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 ASAN_BINS  := $(TEST_BIN:$(BUILD)/%=$(ASAN_BUILD)/%) $(ASAN_BUILD)/attnzoo
 .PHONY: test-asan asan-build fuzz fuzz-build
-# Test objects are intermediate files to make, which would delete them after a
-# first build and recompile every suite on the next one; keep them.
-.SECONDARY: $(TEST_BIN:%=%.o) $(BUILD)/tests/doctest_main.o
 asan-build:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="-O1 $(SAN_FLAGS)" $(ASAN_BINS)
 test-asan: asan-build
@@ -142,5 +139,9 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libfuzzlib
 fuzz-build: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_NAMES)
+
+# Test and fuzz-target objects are intermediate files to make, which would delete
+# them after a first build and recompile every one of them the next time; keep them.
+.SECONDARY: $(TEST_BIN:%=%.o) $(BUILD)/tests/doctest_main.o $(FUZZ_NAMES:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o)
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:$(FUZZ_BUILD)/fuzz_%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.d)

@@ -44,7 +44,9 @@ inline AxisView axis_view(const Shape& s, int axis) {
 // polynomial, 2^n through the exponent bits.  Relative error below 1e-7;
 // exp(x) = 0 below -87 (so exp(-inf) = 0), saturates above 88.
 inline float fast_exp(float x) {
-  float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  // NaN fails both comparisons and is clamped as well (int32_t(NaN) below would be
+  // undefined behaviour); the last line hands it back as NaN.
+  float xc = x > -87.0f ? (x < 88.0f ? x : 88.0f) : -87.0f;
   float n = __builtin_floorf(xc * 1.44269504088896341f + 0.5f);
   float r = xc - n * 0.693359375f + n * 2.12194440e-4f;
   float p = 1.9875691500E-4f;
@@ -55,7 +57,7 @@ inline float fast_exp(float x) {
   p = p * r + 5.0000001201E-1f;
   float y = p * r * r + r + 1.0f;
   float scale = __builtin_bit_cast(float, int32_t((int32_t(n) + 127) << 23));
-  return x < -87.0f ? 0.0f : y * scale;
+  return x < -87.0f ? 0.0f : (x == x ? y * scale : x);
 }
 
 // tanh(u) = 1 - 2 / (exp(2u) + 1), through fast_exp.

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -60,7 +61,7 @@ std::vector<std::string> list_entries(const fs::path& dir, bool want_dirs, const
     std::error_code ec2;
     if (want_dirs) {
       if (it->is_directory(ec2)) names.push_back(name);
-    } else if (has_image_extension(name) && !it->is_directory(ec2)) {
+    } else if (has_image_extension(name) && it->is_regular_file(ec2)) {  // a FIFO would block
       names.push_back(name);
     }
   }
@@ -142,6 +143,41 @@ Dataset load_classes_impl(const std::string& dir, int channels, int image_size,
   return ds;
 }
 
+// Debian's stb_image (2.27) trusts the code counts of a JPEG Huffman table:
+// counts summing past 256 overflow its tables (a heap write; upstream checks
+// since 2.28).  Walk the marker segments as stb does -- lengths skip segment
+// bodies, entropy-coded data is scanned for the next marker -- and refuse such
+// a table before stb sees it.  Found by tests/fuzz/fuzz_image.cpp.
+bool jpeg_huffman_tables_ok(const std::vector<uint8_t>& b) {
+  const size_t n = b.size();
+  size_t i = 2;
+  while (i + 1 < n) {
+    uint8_t m = b[i + 1];
+    if (b[i] != 0xFF || m == 0xFF) {  // scan data, or a fill byte
+      ++i;
+      continue;
+    }
+    if (m == 0x00 || m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7)) {  // no length
+      i += 2;
+      continue;
+    }
+    if (m == 0xD9 || i + 3 >= n) return true;  // end of image
+    const size_t len = (size_t(b[i + 2]) << 8) | b[i + 3];
+    if (m == 0xC4) {  // DHT: tables of 1 + 16 counts + sum(counts) values, read as stb does
+      long left = long(len) - 2;
+      for (size_t p = i + 4; left > 0;) {
+        long sum = 0;
+        for (size_t k = p + 1; k <= p + 16; ++k) sum += k < n ? b[k] : 0;
+        if (sum > 256) return false;
+        p += 17 + size_t(sum);
+        left -= 17 + sum;
+      }
+    }
+    i += 2 + len;
+  }
+  return true;
+}
+
 size_t fraction_count(double fraction, size_t n) {
   return static_cast<size_t>(fraction * double(n));
 }
@@ -193,12 +229,35 @@ std::vector<uint8_t> read_image(const std::string& path, int channels, int* widt
     throw DataError("image: " + path + ": " + std::to_string(bytes.size()) +
                     " bytes, expected a non-empty image under 2 GB");
   }
+  // Only the documented formats: stb would also decode GIF, PSD, HDR, PIC, PNM and
+  // TGA whatever the file is called, and those decoders are its least tested.
+  const bool png = bytes.size() >= 8 && std::memcmp(bytes.data(), "\x89PNG\r\n\x1a\n", 8) == 0;
+  const bool jpeg = bytes.size() >= 2 && bytes[0] == 0xFF && bytes[1] == 0xD8;
+  const bool bmp = bytes.size() >= 2 && bytes[0] == 'B' && bytes[1] == 'M';
+  if (!png && !jpeg && !bmp) {
+    throw DataError("image: " + path + ": cannot decode (no PNG, JPEG or BMP signature), expected a PNG, JPEG or BMP image");
+  }
+  if (jpeg && !jpeg_huffman_tables_ok(bytes)) {
+    throw DataError("image: " + path + ": cannot decode (corrupt JPEG Huffman table), expected a PNG, JPEG or BMP image");
+  }
   int w = 0, h = 0, file_channels = 0;
+  // The header says how large the decoded image is: a 100-byte file may announce
+  // a billion pixels, which stb would allocate.  Refuse that first.
+  if (stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &file_channels) &&
+      int64_t(w) * h > int64_t(4096) * 4096) {
+    throw DataError("image: " + path + ": " + std::to_string(w) + "x" + std::to_string(h) +
+                    " pixels, expected at most 4096x4096");
+  }
   stbi_uc* px = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &file_channels, channels);
   if (!px) {
     const char* why = stbi_failure_reason();
     throw DataError("image: " + path + ": cannot decode (" + (why ? why : "unknown") +
                     "), expected a PNG, JPEG or BMP image");
+  }
+  if (w <= 0 || h <= 0) {  // stb "decodes" a BMP of height 0 (found by fuzz_image)
+    stbi_image_free(px);
+    throw DataError("image: " + path + ": cannot decode (" + std::to_string(w) + "x" + std::to_string(h) +
+                    " pixels), expected a PNG, JPEG or BMP image of at least 1x1");
   }
   std::vector<uint8_t> out(px, px + size_t(w) * h * channels);
   stbi_image_free(px);

@@ -2,6 +2,7 @@
 #include "train/checkpoint.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -82,7 +83,11 @@ std::vector<TensorRecord> get_records(Reader& r) {
     t.shape.resize(r.count(8));
     for (auto& d : t.shape) r.ar(d);
     t.data = r.floats();
-    if (int64_t(t.data.size()) != numel_of(t.shape)) throw std::runtime_error("tensor '" + t.name + "' size does not match its shape");
+    // Hostile dimensions may be negative or overflow the product (numel_of would).
+    uint64_t n = 1;
+    bool ok = true;
+    for (int64_t d : t.shape) ok = ok && d >= 0 && !__builtin_mul_overflow(n, uint64_t(d), &n);
+    if (!ok || n != t.data.size()) throw std::runtime_error("tensor '" + t.name + "' size does not match its shape");
   }
   return rs;
 }
@@ -129,8 +134,9 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
   if (fd < 0) fail("cannot create checkpoint " + tmp + ": " + std::strerror(errno));
   write_all(fd, head.data(), head.size(), tmp);
   write_all(fd, payload.data(), payload.size(), tmp);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    std::string why = std::strerror(errno);
+  int synced = ::fsync(fd), sync_errno = errno;
+  if (::close(fd) != 0 || synced != 0) {
+    std::string why = std::strerror(synced != 0 ? sync_errno : errno);
     ::unlink(tmp.c_str());
     fail("cannot flush checkpoint " + tmp + ": " + why + " (the previous checkpoint is unchanged)");
   }
@@ -139,12 +145,22 @@ void save_checkpoint(const std::string& path, const Checkpoint& c) {
     ::unlink(tmp.c_str());
     fail("cannot rename " + tmp + " to " + path + ": " + why);
   }
+  // Make the rename itself durable (best effort: some filesystems refuse).
+  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) ::fsync(dfd), ::close(dfd);
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
+  // Only a regular file has an end: /dev/zero would be read forever, a FIFO block.
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) fail("cannot open checkpoint " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    fail("checkpoint " + path + " is not a regular file" + (S_ISDIR(st.st_mode) ? " (it is a directory)" : ""));
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("cannot open checkpoint " + path + ": " + std::strerror(errno));
   std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) fail("cannot read checkpoint " + path + ": " + std::strerror(errno));
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0)
     fail("checkpoint " + path + " is not an attnzoo checkpoint (bad magic)");
   if (bytes.size() < kHeader)

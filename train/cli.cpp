@@ -34,7 +34,8 @@ Flags::Flags(const std::string& command, const std::vector<std::string>& args, c
       continue;
     }
     if (!valued.count(name) && !extra.count(name))
-      fail(command + ": unknown flag --" + name + " (valid: " + list(valued, switches, extra) + ")");
+      fail(command + ": unknown flag --" + name +
+           (valued.empty() && switches.empty() && extra.empty() ? " (it takes none)" : " (valid: " + list(valued, switches, extra) + ")"));
     if (!inline_value) {
       if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) fail(command + ": --" + name + " needs a value");
       value = args[++i];
@@ -64,14 +65,14 @@ double Flags::number(const std::string& name, double def) const {
 int64_t Flags::integer(const std::string& name, int64_t def) const {
   if (!has(name)) return def;
   double v = number(name, 0);
-  if (v != std::floor(v) || std::fabs(v) > 9e15)
-    fail(command_ + ": --" + name + " expects an integer, got '" + values_.at(name) + "'");
+  if (v != std::floor(v)) fail(command_ + ": --" + name + " expects an integer, got '" + values_.at(name) + "'");
+  if (std::fabs(v) > 9e15) fail(command_ + ": --" + name + " " + values_.at(name) + " is out of range (at most 9e15)");
   return int64_t(v);
 }
 
 std::string Flags::peek(const std::vector<std::string>& args, const std::string& name, const std::string& def) {
   for (size_t i = 0; i + 1 < args.size(); ++i)
-    if (args[i] == "--" + name) return args[i + 1];
+    if (args[i] == "--" + name && args[i + 1].rfind("--", 0) != 0) return args[i + 1];  // else: "needs a value"
   for (auto& a : args)
     if (a.rfind("--" + name + "=", 0) == 0) return a.substr(name.size() + 3);
   return def;

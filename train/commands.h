@@ -9,5 +9,9 @@ namespace az {
 int cmd_pattern(const std::vector<std::string>& args);
 // attnzoo attnmap --ckpt CKPT --index I --out F.png: a trained model's attention weights.
 int cmd_attnmap(const std::vector<std::string>& args);
+// attnzoo lra --preset quick|mini|full --out DIR: every model on every task (train/lra.h).
+int cmd_lra(const std::vector<std::string>& args);
+// attnzoo plot --run DIR: a run's training and validation curves (train/plot.h).
+int cmd_plot(const std::vector<std::string>& args);
 
 }  // namespace az

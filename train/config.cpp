@@ -1,6 +1,7 @@
 // TrainConfig as strings, and its validation.
 #include "train/config.h"
 
+#include <cmath>
 #include <sstream>
 
 #include "autograd/tensor.h"
@@ -44,10 +45,10 @@ TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
     try {
       size_t used = 0;
       double v = std::stod(s, &used);
-      if (used == s.size()) return v;
+      if (used == s.size() && std::fabs(v) <= 9e15) return v;  // so the casts below are defined
     } catch (const std::exception&) {
     }
-    fail(std::string("training configuration: '") + k + "' is not a number: '" + s + "'");
+    fail(std::string("training configuration: '") + k + "' is not a number of sane size: '" + s + "'");
   };
   c.task = get("task"), c.data = get("data"), c.preset = get("preset"), c.input = get("input");
   c.patch = int64_t(d("patch")), c.channels = int64_t(d("channels")), c.image_size = int64_t(d("image_size"));
@@ -58,7 +59,11 @@ TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
   c.optimizer = get("optimizer"), c.schedule = get("schedule"), c.warmup = int64_t(d("warmup"));
   c.eval_every = int64_t(d("eval_every")), c.log_every = int64_t(d("log_every"));
   c.eval_limit = int64_t(d("eval_limit"));
-  c.seed = std::stoull(get("seed"));
+  try {
+    c.seed = std::stoull(get("seed"));
+  } catch (const std::exception&) {
+    fail("training configuration: 'seed' is not a number: '" + get("seed") + "'");
+  }
   c.out = get("out");
   return c;
 }
@@ -70,8 +75,21 @@ void TrainConfig::validate() const {
   auto nonneg = [](const char* flag, double v) {
     if (!(v >= 0)) fail(std::string(flag) + " must not be negative, got " + num(v));
   };
+  auto finite = [](const char* flag, double v) {
+    if (!std::isfinite(v)) fail(std::string(flag) + " must be finite, got " + num(v));
+  };
+  auto at_most = [](const char* flag, double v, double hi) {
+    if (v > hi) fail(std::string(flag) + " " + num(v) + " is too large (at most " + num(hi) + ")");
+  };
+  for (auto [flag, v] : {std::pair<const char*, float>{"--lr", lr}, {"--weight-decay", weight_decay},
+                         {"--clip", clip}, {"--eps", eps}})
+    finite(flag, v);  // a float flag above 3.4e38 became inf
   positive("--steps", double(steps));
   positive("--batch", double(batch));
+  at_most("--batch", double(batch), double(kMaxBatch));
+  at_most("--n", double(n), double(kMaxGenerated));
+  at_most("--patch", double(patch), double(kMaxImageSide));
+  at_most("--image-size", double(image_size), double(kMaxImageSide));
   positive("--lr", lr);
   positive("--eval-every", double(eval_every));
   positive("--log-every", double(log_every));

@@ -7,6 +7,14 @@
 
 namespace az {
 
+// Upper limits on sizes that come from flags or checkpoints: far beyond what a
+// CPU trains, low enough that no product of them overflows or asks for an
+// absurd allocation before an error can say so.
+constexpr int64_t kMaxBatch = 1 << 16;          // --batch
+constexpr int64_t kMaxBatchTokens = 1 << 24;    // --batch x --seq-len
+constexpr int64_t kMaxGenerated = 1000000;      // --n: pathfinder images generated
+constexpr int64_t kMaxImageSide = 4096;         // --patch, --image-size
+
 struct TrainConfig {
   std::string task = "listops";  // listops | text | image | image-folder | pathfinder
   std::string data;              // --data PATH where the task reads files

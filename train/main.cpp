@@ -1,6 +1,11 @@
 // attnzoo: the command-line program.  Every command has --help; every
 // refusal is one line on stderr and exit status 2.
+#include <algorithm>
+#include <cstdint>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -31,6 +36,8 @@ const char* kUsage =
     "  bench    speed and memory of one config     attnzoo bench --model local --seq-len 4096\n"
     "  pattern  picture of the entries computed    attnzoo pattern --model bigbird --seq-len 64 --out p.png\n"
     "  attnmap  a trained model's attention        attnzoo attnmap --ckpt runs/listops-full/best.ckpt --index 0\n"
+    "  lra      every model on every task (LRA)    attnzoo lra --preset quick --out runs/lra-quick\n"
+    "  plot     a run's training curves            attnzoo plot --run runs/listops-full\n"
     "  models   list the models and their settings\n"
     "\n"
     "`attnzoo COMMAND --help` describes a command's flags.\n";
@@ -198,10 +205,12 @@ int cmd_data(const std::vector<std::string>& all) {
     Flags f("data pathfinder", args, {"out", "n", "difficulty", "size", "seed"}, {});
     if (!f.has("out")) fail("data pathfinder: --out DIR is required");
     PathfinderConfig c = pathfinder_preset("hard");
-    c.path_segments = int(f.integer("difficulty", c.path_segments));
-    c.image_size = int(f.integer("size", c.image_size));
+    // clamped into int so that no value wraps into the valid range; validate() names it
+    c.path_segments = int(std::clamp<int64_t>(f.integer("difficulty", c.path_segments), -1, INT32_MAX));
+    c.image_size = int(std::clamp<int64_t>(f.integer("size", c.image_size), -1, INT32_MAX));
     int64_t n = f.integer("n", 2000);
-    if (n < 10) fail("data pathfinder: --n must be at least 10, got " + std::to_string(n));
+    if (n < 10 || n > kMaxGenerated)
+      fail("data pathfinder: --n must be in 10.." + std::to_string(kMaxGenerated) + ", got " + std::to_string(n));
     write_pathfinder_folder(c, int(n), uint64_t(f.integer("seed", 1)), f.str("out", ""));
     std::printf("wrote %lld pathfinder images to %s\n", (long long)n, f.str("out", "").c_str());
   } else if (what == "fashion-mnist") {
@@ -235,6 +244,10 @@ int cmd_bench(const std::vector<std::string>& args) {
   bc.warmup = f.integer("warmup", 1);
   bc.profile = f.on("profile");
   if (bc.batch <= 0 || bc.steps <= 0 || bc.warmup < 0) fail("bench: --batch and --steps must be positive, --warmup not negative");
+  if (bc.steps > 1000000 || bc.warmup > 1000000) fail("bench: --steps and --warmup must be at most 1000000");
+  if (bc.batch > kMaxBatch || double(bc.batch) * double(bc.model.max_len) > double(kMaxBatchTokens))
+    fail("bench: --batch " + std::to_string(bc.batch) + " x --seq-len " + std::to_string(bc.model.max_len) +
+         " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");
   BenchResult r = run_bench(bc);
   if (bc.profile) std::fprintf(stderr, "%s", Profiler::table().c_str());
   std::printf("%s\n", r.json.c_str());
@@ -256,7 +269,18 @@ int cmd_models(const std::vector<std::string>& args) {
 
 }  // namespace
 
+// OpenMP threads that spin while they wait collapse on a shared machine (a
+// 200-step ListOps run took 348 s spinning and 15 s sleeping with the other
+// core busy).  libgomp reads its policy before main, so the program starts
+// itself again with OMP_WAIT_POLICY=passive unless the user chose one.
+static void prefer_passive_waiting(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY")) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+}
+
 int main(int argc, char** argv) {
+  prefer_passive_waiting(argv);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::printf("%s", kUsage);
     return argc < 2 ? 2 : 0;
@@ -271,7 +295,9 @@ int main(int argc, char** argv) {
     if (cmd == "models") return cmd_models(args);
     if (cmd == "pattern") return cmd_pattern(args);
     if (cmd == "attnmap") return cmd_attnmap(args);
-    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, models)\n", cmd.c_str());
+    if (cmd == "lra") return cmd_lra(args);
+    if (cmd == "plot") return cmd_plot(args);
+    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, lra, plot, models)\n", cmd.c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnzoo %s: %s\n", cmd.c_str(), e.what());

@@ -1,6 +1,9 @@
 // The encoder classifier (see model.h).
 #include "train/model.h"
 
+#include <unistd.h>
+
+#include <cmath>
 #include <sstream>
 
 namespace az {
@@ -44,7 +47,7 @@ ModelConfig ModelConfig::from_map(const std::map<std::string, std::string>& m) {
     try {
       size_t used = 0;
       double v = std::stod(s, &used);
-      if (used != s.size()) throw std::invalid_argument(s);
+      if (used != s.size() || !(std::fabs(v) <= 9e15)) throw std::invalid_argument(s);  // casts stay defined
       return v;
     } catch (const std::exception&) {
       fail(std::string("model configuration: '") + k + "' is not a number: '" + s + "'");
@@ -79,6 +82,24 @@ void ModelConfig::validate() const {
   positive("--layers", layers);
   positive("--ffn", ffn);
   positive("--seq-len", max_len);
+  auto at_most = [](const char* flag, int64_t v, int64_t hi) {
+    if (v > hi) fail(std::string(flag) + " " + std::to_string(v) + " is too large (at most " + std::to_string(hi) + ")");
+  };
+  at_most("--dim", dim, kMaxDim);
+  at_most("--ffn", ffn, kMaxFfn);
+  at_most("--layers", layers, kMaxLayers);
+  at_most("--seq-len", max_len, kMaxSeqLen);
+  if (vocab > (int64_t(1) << 24) || patch_dim > (int64_t(1) << 24) || num_classes > (int64_t(1) << 24))
+    fail("model configuration: vocabulary, patch size or class count above 2^24");
+  // Parameters, gradients and two Adam moments: 16 bytes a parameter.  Refuse
+  // what cannot fit in memory here rather than be killed half-way through.
+  double params = double(layers) * (4.0 * dim * dim + 2.0 * dim * ffn) + double(vocab + patch_dim + max_len) * dim;
+  double ram = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (ram > 0 && 16 * params > ram)
+    fail("a model of --dim " + std::to_string(dim) + ", --ffn " + std::to_string(ffn) + ", --layers " +
+         std::to_string(layers) + ", --seq-len " + std::to_string(max_len) + " has about " +
+         std::to_string(int64_t(params / 1e6)) + "M parameters, more than this machine's " +
+         std::to_string(int64_t(ram / 1e9)) + " GB of memory can train");
   if (num_classes < 2) fail("the task needs at least 2 classes, got " + std::to_string(num_classes));
   if (dim % heads) fail("--heads " + std::to_string(heads) + " must divide --dim " + std::to_string(dim));
   if (patch_dim <= 0 && vocab <= 1) fail("model needs a token vocabulary or a patch size");

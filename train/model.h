@@ -14,6 +14,9 @@
 
 namespace az {
 
+// Upper limits on the model's sizes (see kMaxBatch in train/config.h for why).
+constexpr int64_t kMaxSeqLen = 1 << 20, kMaxDim = 1 << 14, kMaxFfn = 1 << 18, kMaxLayers = 1024;
+
 struct ModelConfig {
   std::string model = "full";     // any name in the attention registry
   int64_t vocab = 0;              // token vocabulary (id 0 = padding); unused with patches

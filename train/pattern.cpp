@@ -7,6 +7,7 @@
 #include "data/image_folder.h"
 #include "train/cli.h"
 #include "train/commands.h"
+#include "train/model.h"
 
 namespace az {
 
@@ -45,6 +46,8 @@ int cmd_pattern(const std::vector<std::string>& args) {
     if (f.has(fl)) c.knobs[k.name] = f.number(fl, k.def);
   }
   int64_t N = c.max_len, scale = f.integer("scale", 8), pad = f.integer("pad", 0);
+  if (N < 1) fail("pattern: --seq-len must be positive, got " + std::to_string(N));
+  if (c.dim > kMaxDim) fail("pattern: --dim " + std::to_string(c.dim) + " is too large (at most " + std::to_string(kMaxDim) + ")");
   if (scale < 1 || scale > 64) fail("pattern: --scale must be in 1..64, got " + std::to_string(scale));
   if (pad < 0 || pad >= N) fail("pattern: --pad must be in 0.." + std::to_string(N - 1));
   if (N > 4096) fail("pattern: --seq-len " + std::to_string(N) + " is too large for a picture (at most 4096)");

@@ -43,6 +43,8 @@ static void image_view(const TrainConfig& tc, ModelConfig& mc, TaskData& t, bool
 TaskData load_task(const TrainConfig& tc, ModelConfig& mc, bool seq_len_given) {
   TaskData t;
   const std::string& task = tc.task;
+  if (seq_len_given && (mc.max_len < 1 || mc.max_len > kMaxSeqLen))  // before any data is read or generated
+    fail("--seq-len must be in 1.." + std::to_string(kMaxSeqLen) + ", got " + std::to_string(mc.max_len));
   if (task == "listops") {
     if (!tc.data.empty()) t.splits = load_listops_dir(tc.data);
     else t.splits = generate_listops(tc.preset == "lra" ? listops_lra_preset() : listops_default());
@@ -82,6 +84,9 @@ TaskData load_task(const TrainConfig& tc, ModelConfig& mc, bool seq_len_given) {
   if (t.splits.val.size() == 0) fail("task " + task + ": the validation split is empty");
   mc.vocab = t.splits.train.vocab_size;
   mc.num_classes = t.splits.train.num_classes;
+  if (double(tc.batch) * double(mc.max_len) > double(kMaxBatchTokens))
+    fail("--batch " + std::to_string(tc.batch) + " x --seq-len " + std::to_string(mc.max_len) +
+         " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");
   t.opts.batch = int(tc.batch);
   t.opts.max_len = int(mc.max_len);
   return t;

@@ -247,7 +247,14 @@ RunResult Trainer::run() {
     }
     bool stop = ro_.stop_after > 0 && step_ >= ro_.stop_after;
     if (step_ % tc_.eval_every == 0 || step_ == tc_.steps || stop) {
+      std::string bad = first_nonfinite_value(*model_);  // never evaluate or save a diverged model
+      if (!bad.empty())
+        fail("training diverged at step " + std::to_string(step_) + ": parameter '" + bad +
+             "' became non-finite in the update; the last good checkpoint is kept in " + tc_.out + " (lower --lr)");
       EvalResult v = evaluate(data_.splits.val, tc_.eval_limit);
+      if (!std::isfinite(v.loss))  // finite weights that already overflow the forward pass
+        fail("training diverged at step " + std::to_string(step_) + ": validation loss " + std::to_string(v.loss) +
+             " (finite weights, overflowing forward pass); the last good checkpoint is kept in " + tc_.out + " (lower --lr or --clip)");
       bool best = v.accuracy > best_val_;
       if (best) best_val_ = v.accuracy, best_step_ = step_;
       if (tty) std::fprintf(stderr, "\n");
@@ -259,10 +266,6 @@ RunResult Trainer::run() {
                     (long long)step_, v.accuracy, v.loss, now() - t0);
       log_metrics(js);
       dist::check_replicas(*model_, "at step " + std::to_string(step_));
-      std::string bad = first_nonfinite_value(*model_);  // never save a diverged model
-      if (!bad.empty())
-        fail("training diverged at step " + std::to_string(step_) + ": parameter '" + bad +
-             "' became non-finite in the update; the last good checkpoint is kept in " + tc_.out + " (lower --lr)");
       if (root) {
         Checkpoint c = snapshot();
         if (best) save_checkpoint(tc_.out + "/best.ckpt", c);

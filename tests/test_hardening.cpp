@@ -1,0 +1,574 @@
+// Hardening: what the program does with hostile input and a hostile world.
+//   - every saved fuzz input (tests/fuzz/corpus, tests/fuzz/regressions) replayed
+//     through the same harness functions the libFuzzer targets use;
+//   - checkpoints: a writer killed at random moments, a write failing at a chosen
+//     byte (RLIMIT_FSIZE), a full disk (/dev/full): the previous checkpoint
+//     always survives and loads, and the error says what happened;
+//   - numeric guards: an absurd learning rate stops training naming the step
+//     and the parameter (and, with anomaly detection, the op), keeping the last
+//     good checkpoint;
+//   - hostile flags for every command, and every model's settings at the ends of
+//     their ranges: a one-line refusal or a working model, never a crash.
+// ATTNZOO_TEST_SCALE=small (make test-asan) shortens the slow loops.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#define AZ_FUZZ_NO_MAIN
+#include "tests/fuzz/fuzz_checkpoint.cpp"
+#include "tests/fuzz/fuzz_idx.cpp"
+#include "tests/fuzz/fuzz_image.cpp"
+#include "tests/fuzz/fuzz_listops.cpp"
+#include "tests/fuzz/fuzz_tar.cpp"
+#include "tests/fuzz/fuzz_text.cpp"
+#include "train/trainer.h"
+
+using namespace az;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool small_scale() {
+  const char* s = std::getenv("ATTNZOO_TEST_SCALE");
+  return s && std::string(s) == "small";
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/az_hardening_XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A checkpoint of `floats` values, all equal to its step, so a torn file shows.
+Checkpoint big_checkpoint(int64_t step, size_t floats) {
+  Checkpoint c;
+  c.model_config = {{"model", "full"}};
+  c.train_config = {{"task", "listops"}};
+  c.params.push_back({"w", {int64_t(floats)}, std::vector<float>(floats, float(step))});
+  c.step = step;
+  return c;
+}
+
+// Loads path and checks that it is one whole checkpoint; returns its step.
+int64_t load_whole(const std::string& path, size_t floats) {
+  Checkpoint c = load_checkpoint(path);
+  REQUIRE(c.params.size() == 1);
+  REQUIRE(c.params[0].data.size() == floats);
+  size_t torn = 0;
+  for (float v : c.params[0].data) torn += v != float(c.step);
+  CHECK(torn == 0);
+  return c.step;
+}
+
+// Runs f in a child process; returns what the child wrote to the pipe.
+std::string in_child(const std::function<std::string()>& f) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string msg = f();
+    ssize_t w = write(fds[1], msg.data(), msg.size());
+    (void)w;
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[512];
+  for (ssize_t r; (r = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(r));
+  close(fds[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CHECK(WIFEXITED(st));
+  return out;
+}
+
+// Runs the program (stdout dropped); returns the exit status and stderr.
+// A hang is cut by `timeout` (status 124).
+int run_cli(const std::string& args, std::string* err, int seconds = 120) {
+  const char* bin = std::getenv("ATTNZOO_BIN");
+  std::string cmd = "timeout -k 5 " + std::to_string(seconds) + " " + std::string(bin ? bin : "build/attnzoo") + " " +
+                    args + " 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  err->clear();
+  while (fgets(buf, sizeof buf, p)) *err += buf;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TrainConfig tiny_run(const std::string& out) {
+  TrainConfig t;
+  t.task = "listops", t.steps = 8, t.batch = 8, t.lr = 3e-3f, t.warmup = 2;
+  t.eval_every = 2, t.log_every = 2, t.eval_limit = 16, t.out = out;
+  return t;
+}
+
+ModelConfig tiny_model() {
+  ModelConfig m;
+  m.max_len = 128, m.dim = 16, m.heads = 2, m.layers = 1, m.ffn = 16, m.dropout = 0.0f;
+  return m;
+}
+
+}  // namespace
+
+// ---- fuzz inputs ----------------------------------------------------------------------
+
+TEST_CASE("every saved fuzz input (seed corpus and regressions) is refused or read cleanly") {
+  fs::path root = fs::path(__FILE__).parent_path() / "fuzz";
+  std::map<std::string, int (*)(const uint8_t*, size_t)> targets = {
+      {"checkpoint", fuzz_checkpoint::one}, {"idx", fuzz_idx::one},   {"image", fuzz_image::one},
+      {"listops", fuzz_listops::one},       {"tar", fuzz_tar::one},   {"text", fuzz_text::one}};
+  size_t replayed = 0;
+  for (const char* kind : {"corpus", "regressions"})
+    for (auto& [name, one] : targets) {
+      fs::path dir = root / kind / name;
+      std::error_code ec;
+      if (!fs::is_directory(dir, ec)) continue;
+      for (auto& e : fs::directory_iterator(dir)) {
+        CAPTURE(e.path().string());
+        std::ifstream in(e.path(), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        auto t0 = std::chrono::steady_clock::now();
+        one(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+        CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 20);
+        ++replayed;
+      }
+    }
+  CHECK(replayed >= 6);  // at least a seed per target
+}
+
+// ---- checkpoints that are interrupted or cannot be written ---------------------------------
+
+TEST_CASE("a checkpoint writer killed at random moments never harms the previous checkpoint") {
+  TempDir dir;
+  const size_t floats = small_scale() ? (1 << 20) : (4 << 20);  // 4 or 16 MB
+  std::string path = dir / "run.ckpt";
+  save_checkpoint(path, big_checkpoint(1, floats));
+  uint64_t rng = 12345;
+  int64_t last_step = 1;
+  int rounds = small_scale() ? 4 : 10, torn_tmp = 0;
+  for (int round = 0; round < rounds; ++round) {
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {  // saves forever, one step further each time
+      for (int64_t step = last_step + 1;; ++step) save_checkpoint(path, big_checkpoint(step, floats));
+    }
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 + (rng >> 33) % 300));
+    if (round % 2) {  // odd rounds: wait until the writer is inside the temporary file
+      auto t0 = std::chrono::steady_clock::now();
+      while (!fs::exists(path + ".tmp") && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)) {
+      }
+    }
+    kill(pid, SIGKILL);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFSIGNALED(st));
+    torn_tmp += fs::exists(path + ".tmp");
+    int64_t step = load_whole(path, floats);  // throws if the file were torn
+    CHECK(step >= last_step);
+    last_step = step;
+  }
+  MESSAGE("killed " << rounds << " writers, " << torn_tmp << " in the middle of a file; last step saved " << last_step);
+  CHECK(torn_tmp > 0);
+  // a leftover temporary file does not stop the next save
+  save_checkpoint(path, big_checkpoint(last_step + 1, floats));
+  CHECK(load_whole(path, floats) == last_step + 1);
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_CASE("a write that fails at a chosen byte (RLIMIT_FSIZE) keeps the previous checkpoint and says why") {
+  TempDir dir;
+  const size_t floats = 1000;
+  std::string path = dir / "run.ckpt";
+  save_checkpoint(path, big_checkpoint(1, floats));
+  const size_t size = fs::file_size(path);
+  for (size_t limit : {size_t(0), size_t(3), size_t(24), size_t(100), size / 2, size - 1}) {
+    CAPTURE(limit);
+    std::string msg = in_child([&] {
+      signal(SIGXFSZ, SIG_IGN);  // so the write fails with EFBIG instead of killing us
+      struct rlimit rl = {rlim_t(limit), rlim_t(limit)};
+      setrlimit(RLIMIT_FSIZE, &rl);
+      return error_of([&] { save_checkpoint(path, big_checkpoint(2, floats)); });
+    });
+    CHECK(contains(msg, "cannot write checkpoint " + path + ".tmp: File too large (the previous checkpoint is unchanged)"));
+    CHECK(std::count(msg.begin(), msg.end(), '\n') == 0);
+    CHECK(load_whole(path, floats) == 1);
+    CHECK_FALSE(fs::exists(path + ".tmp"));
+  }
+}
+
+TEST_CASE("a full disk (/dev/full) keeps the previous checkpoint and says why") {
+  if (!fs::exists("/dev/full")) {
+    MESSAGE("no /dev/full here: skipped");
+    return;
+  }
+  TempDir dir;
+  std::string path = dir / "run.ckpt";
+  save_checkpoint(path, big_checkpoint(1, 1000));
+  fs::create_symlink("/dev/full", path + ".tmp");  // the next save writes into a full device
+  std::string msg = error_of([&] { save_checkpoint(path, big_checkpoint(2, 1000)); });
+  CHECK(contains(msg, "cannot write checkpoint " + path + ".tmp: No space left on device (the previous checkpoint is unchanged)"));
+  CHECK(load_whole(path, 1000) == 1);
+
+  // The same through the trainer: a run resumed onto a full disk stops at its
+  // first save, naming the file and the reason, and its last.ckpt survives.
+  RunOptions stop;
+  stop.stop_after = 2;
+  Trainer(tiny_run(dir / "r"), tiny_model(), stop).run();
+  CHECK(load_checkpoint(dir / "r/last.ckpt").step == 2);
+  fs::create_symlink("/dev/full", dir / "r/last.ckpt.tmp");
+  fs::create_symlink("/dev/full", dir / "r/best.ckpt.tmp");
+  RunOptions resume;
+  resume.resume = dir / "r/last.ckpt";
+  TrainConfig more;
+  more.steps = 8;
+  std::string err = error_of([&] { Trainer(more, ModelConfig(), resume).run(); });
+  CHECK(contains(err, ".ckpt.tmp: No space left on device (the previous checkpoint is unchanged)"));
+  CHECK(load_checkpoint(dir / "r/last.ckpt").step == 2);
+}
+
+TEST_CASE("checkpoints that are not regular files are refused at once (no endless read)") {
+  TempDir dir;
+  CHECK(contains(error_of([&] { load_checkpoint("/dev/zero"); }), "checkpoint /dev/zero is not a regular file"));
+  CHECK(contains(error_of([&] { load_checkpoint(dir.path); }), "is not a regular file (it is a directory)"));
+  std::string fifo = dir / "fifo.ckpt";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(contains(error_of([&] { load_checkpoint(fifo); }), "is not a regular file"));
+  CHECK(contains(error_of([&] { load_checkpoint(dir / "missing.ckpt"); }), "cannot open checkpoint"));
+}
+
+TEST_CASE("a checksum-valid checkpoint with hostile contents is refused with one line") {
+  TempDir dir;
+  Checkpoint c = big_checkpoint(1, 6);
+  c.params[0].shape = {int64_t(1) << 62, 4};  // the product overflows int64
+  save_checkpoint(dir / "a.ckpt", c);
+  CHECK(contains(error_of([&] { load_checkpoint(dir / "a.ckpt"); }), "tensor 'w' size does not match its shape"));
+  c.params[0].shape = {-2, -3};
+  save_checkpoint(dir / "b.ckpt", c);
+  CHECK(contains(error_of([&] { load_checkpoint(dir / "b.ckpt"); }), "size does not match its shape"));
+  // configuration values that would be undefined as integers, or absurd sizes
+  ModelConfig m = tiny_model();
+  m.vocab = 16, m.num_classes = 10;
+  auto mmap = m.to_map();
+  mmap["dim"] = "1e300";
+  CHECK(contains(error_of([&] { ModelConfig::from_map(mmap); }), "'dim' is not a number: '1e300'"));
+  mmap["dim"] = "nan";
+  CHECK(contains(error_of([&] { ModelConfig::from_map(mmap); }), "'dim' is not a number"));
+  mmap["dim"] = "1000000";
+  CHECK(contains(error_of([&] { ModelConfig::from_map(mmap).validate(); }), "--dim 1000000 is too large"));
+  auto tmap = tiny_run("x").to_map();
+  tmap["batch"] = "-1e200";
+  CHECK(contains(error_of([&] { TrainConfig::from_map(tmap); }), "'batch' is not a number of sane size"));
+  tmap = tiny_run("x").to_map();
+  tmap["seed"] = "many";
+  CHECK(contains(error_of([&] { TrainConfig::from_map(tmap); }), "'seed' is not a number: 'many'"));
+}
+
+// ---- numeric guards -------------------------------------------------------------------
+
+TEST_CASE("an absurd learning rate stops training naming the step and the parameter; the last good checkpoint loads") {
+  // The divergence in a training step: the message names the step and the first
+  // parameter with a non-finite gradient (with anomaly detection: the op), and
+  // the run directory's last.ckpt from an earlier, sane run is untouched.
+  for (bool anomaly : {false, true}) {
+    CAPTURE(anomaly);
+    TempDir dir;
+    TrainConfig sane = tiny_run(dir / "r");
+    sane.steps = 2;
+    Trainer(sane, tiny_model(), RunOptions{}).run();
+    TrainConfig t = tiny_run(dir / "r");
+    t.lr = 1e6f, t.clip = 0, t.optimizer = "sgd", t.schedule = "constant", t.warmup = 0;
+    t.steps = 50, t.eval_every = 1000;
+    Anomaly::enabled = anomaly;
+    std::string err = error_of([&] { Trainer(t, tiny_model(), RunOptions{}).run(); });
+    Anomaly::enabled = false;
+    INFO(err);
+    CHECK(contains(err, "training diverged at step "));
+    CHECK(std::count(err.begin(), err.end(), '\n') == 0);
+    CHECK(contains(err, "the last good checkpoint is kept in " + dir / "r"));
+    if (anomaly) CHECK(contains(err, "anomaly: backward of op '"));
+    else CHECK(contains(err, "first non-finite gradient in '"));
+    Checkpoint c = load_checkpoint(dir / "r/last.ckpt");
+    CHECK(c.step == 2);
+    CHECK(std::isfinite(evaluate_checkpoint(dir / "r/last.ckpt", "val", "").loss));
+  }
+  // Validated every step: the first model whose validation loss is no longer
+  // finite is refused before it is saved, so last.ckpt stays the last finite one.
+  TempDir dir;
+  TrainConfig t = tiny_run(dir / "r");
+  t.lr = 1e6f, t.clip = 0, t.optimizer = "sgd", t.schedule = "constant", t.warmup = 0;
+  t.steps = 50, t.eval_every = 1;
+  std::string err = error_of([&] { Trainer(t, tiny_model(), RunOptions{}).run(); });
+  INFO(err);
+  REQUIRE(contains(err, "training diverged at step "));
+  CHECK(std::count(err.begin(), err.end(), '\n') == 0);
+  int64_t step = std::atoll(err.c_str() + err.find("at step ") + 8);
+  CHECK((contains(err, "validation loss") || contains(err, "first non-finite gradient in '") ||
+         contains(err, "parameter '")));
+  if (step > 1) {
+    Checkpoint c = load_checkpoint(dir / "r/last.ckpt");
+    CHECK(c.step < step);
+    size_t bad = 0;
+    for (auto& p : c.params)
+      for (float v : p.data) bad += !std::isfinite(v);
+    CHECK(bad == 0);
+    CHECK(std::isfinite(evaluate_checkpoint(dir / "r/last.ckpt", "val", "").loss));
+  }
+}
+
+// ---- hostile flags --------------------------------------------------------------------------
+
+TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or giant allocation") {
+  TempDir dir;
+  // A real checkpoint for eval/attnmap, and a non-empty folder for `data text --out`.
+  TrainConfig t = tiny_run(dir / "r");
+  t.steps = 2;
+  Trainer(t, tiny_model(), RunOptions{}).run();
+  std::string good = dir / "r/last.ckpt", out = " --out " + dir / "never";
+  fs::create_directories(dir / "full/x");
+  struct Case {
+    std::string args, expect;
+  };
+  std::vector<Case> cases = {
+      // train: sizes
+      {"train --steps 1e18", "--steps 1e18 is out of range (at most 9e15)"},
+      {"train --steps nan", "--steps expects a number, got 'nan'"},
+      {"train --steps inf", "--steps expects a number, got 'inf'"},
+      {"train --steps=", "--steps expects a number, got ''"},
+      {"train --steps 0", "--steps must be positive, got 0"},
+      {"train --steps 1 --steps 2", "--steps given twice"},
+      {"train --batch -1", "--batch must be positive, got -1"},
+      {"train --batch 1e9", "--batch 1000000000 is too large (at most 65536)"},
+      {"train --batch 1e15", "--batch 1000000000000000 is too large"},
+      {"train --batch 65536 --seq-len 1024", "is too many tokens per batch"},
+      {"train --seq-len 1e15", "--seq-len must be in 1..1048576, got 1000000000000000"},
+      {"train --seq-len 4294967297", "--seq-len must be in 1..1048576, got 4294967297"},
+      {"train --seq-len 0", "--seq-len must be in 1..1048576, got 0"},
+      {"train --seq-len -5", "--seq-len must be in 1..1048576, got -5"},
+      {"train --dim 1e6 --heads 1", "--dim 1000000 is too large (at most 16384)"},
+      {"train --dim 16384 --heads 1 --ffn 262144 --layers 1024", "of memory can train"},
+      {"train --layers 1e9", "--layers 1000000000 is too large (at most 1024)"},
+      {"train --layers 0", "--layers must be positive, got 0"},
+      {"train --ffn 1e12", "--ffn 1000000000000 is too large"},
+      {"train --ffn -1", "--ffn must be positive, got -1"},
+      {"train --heads 0", "--heads must be positive, got 0"},
+      {"train --heads -4", "--heads must be positive, got -4"},
+      {"train --heads 128 --dim 64", "--heads 128 must divide --dim 64"},
+      {"train --heads 1.5", "--heads expects an integer, got '1.5'"},
+      // train: numbers
+      {"train --lr 1e39", "--lr must be finite, got inf"},
+      {"train --lr nan", "--lr expects a number, got 'nan'"},
+      {"train --lr -inf", "--lr expects a number, got '-inf'"},
+      {"train --lr 1e400", "--lr expects a number, got '1e400'"},
+      {"train --lr abc", "--lr expects a number, got 'abc'"},
+      {"train --lr 0", "--lr must be positive"},
+      {"train --clip 1e39", "--clip must be finite, got inf"},
+      {"train --clip -1", "--clip must not be negative, got -1"},
+      {"train --eps 1e-50", "--eps must be positive, got 0"},
+      {"train --weight-decay -1", "--weight-decay must not be negative, got -1"},
+      {"train --weight-decay 1e39", "--weight-decay must be finite"},
+      {"train --beta1 1", "--beta1 must be in [0,1), got 1"},
+      {"train --beta2 -0.5", "--beta2 must be in [0,1), got -0.5"},
+      {"train --warmup -1", "--warmup must not be negative, got -1"},
+      {"train --eval-every 0", "--eval-every must be positive, got 0"},
+      {"train --log-every -1", "--log-every must be positive, got -1"},
+      {"train --eval-limit -1", "--eval-limit must not be negative, got -1"},
+      {"train --seed -1", "--seed must not be negative, got -1"},
+      {"train --stop-after -1", "--stop-after must not be negative"},
+      {"train --dropout nan", "--dropout expects a number, got 'nan'"},
+      {"train --dropout -0.1", "--dropout must be in [0,1)"},
+      {"train --attn-dropout 1", "--attn-dropout must be in [0,1)"},
+      // train: data and images
+      {"train --task pathfinder --n 1e15", "--n 1000000000000000 is too large (at most 1000000)"},
+      {"train --task pathfinder --n -1", "--n must not be negative, got -1"},
+      {"train --task image --patch 0", "--patch must be positive, got 0"},
+      {"train --task image --input patches --patch 1e12", "--patch 1000000000000 is too large (at most 4096)"},
+      {"train --task image-folder --data /tmp --image-size 1e9", "--image-size 1000000000 is too large"},
+      {"train --task image-folder --data /tmp --image-size -1", "--image-size must not be negative"},
+      {"train --channels 2", "--channels must be 1 or 3, got 2"},
+      {"train --difficulty 0", "--difficulty must be in 3..40, got 0"},
+      {"train --difficulty 1e9", "--difficulty must be in 3..40, got 1000000000"},
+      {"train --task text --data /dev/zero", "'/dev/zero' is not a regular file"},
+      {"train --task listops --data /dev/zero", "/dev/zero/train.tsv: file not found"},
+      {"train --resume /dev/zero", "checkpoint /dev/zero is not a regular file"},
+      {"train --resume " + dir.path, "is not a regular file (it is a directory)"},
+      {"train --resume", "--resume needs a value"},
+      // train: names and switches
+      {"train --model", "--model needs a value"},
+      {"train --model ''", "unknown model '' (valid: "},
+      {"train --pool max", "--pool must be mean or cls, got 'max'"},
+      {"train --positions rope", "--positions must be learned or sinusoidal, got 'rope'"},
+      {"train --input words", "--input must be pixels or patches, got 'words'"},
+      {"train --optimizer lion", "--optimizer must be adamw, adam or sgd, got 'lion'"},
+      {"train --schedule step", "--schedule must be constant, cosine or rsqrt"},
+      {"train --preset big", "--preset must be lra (or omitted), got 'big'"},
+      {"train --causal=1", "--causal takes no value"},
+      {"train --causal --model linformer", "model 'linformer' has no causal form"},
+      {"train steps 3", "unexpected argument 'steps'"},
+      {"train -- steps", "unexpected argument '--'"},
+      // train: a model's own settings
+      {"train --model local --window 1e18", "--window 1e+18 out of range for model 'local'"},
+      {"train --model local --window 0", "--window 0 out of range for model 'local'"},
+      {"train --model local --window nan", "--window expects a number, got 'nan'"},
+      {"train --model full --window 3", "unknown flag --window"},
+      {"train --model bigbird --block -1", "--block -1 out of range for model 'bigbird'"},
+      {"train --model performer --features 1e9", "--features 1e+09 out of range for model 'performer'"},
+      // eval
+      {"eval --ckpt /dev/zero", "checkpoint /dev/zero is not a regular file"},
+      {"eval --ckpt " + dir.path, "(it is a directory)"},
+      {"eval --ckpt", "--ckpt needs a value"},
+      {"eval --ckpt " + good + " --split dev", "--split must be train, val or test, got 'dev'"},
+      {"eval --ckpt " + good + " --data /nonexistent/x", "/nonexistent/x/train.tsv: file not found"},
+      // data
+      {"data pathfinder --out " + dir / "pf" + " --n 1e15", "--n must be in 10..1000000, got 1000000000000000"},
+      {"data pathfinder --out " + dir / "pf" + " --n 1e9", "--n must be in 10..1000000"},
+      {"data pathfinder --out " + dir / "pf" + " --n 5", "--n must be in 10..1000000, got 5"},
+      {"data pathfinder --out " + dir / "pf" + " --size 1e12", "image_size 2.14748e+09, expected 8..1024"},
+      {"data pathfinder --out " + dir / "pf" + " --size 4294967328", "image_size 2.14748e+09, expected 8..1024"},
+      {"data pathfinder --out " + dir / "pf" + " --size 0", "image_size 0, expected 8..1024"},
+      {"data pathfinder --out " + dir / "pf" + " --difficulty -1", "path_segments -1, expected 3..1000"},
+      {"data pathfinder --out " + dir / "pf" + " --difficulty 1e9", "path_segments 1e+09, expected 3..1000"},
+      {"data pathfinder --n 10", "--out DIR is required"},
+      {"data listops --out " + dir / "lo" + " --preset x", "--preset must be lra (or omitted), got 'x'"},
+      {"data listops --out " + dir / "lo" + " --seed abc", "--seed expects a number, got 'abc'"},
+      {"data listops --out /dev/null/x", "cannot create directory"},
+      {"data text --out " + dir / "full", "already exists and is not an empty folder"},
+      {"data fashion-mnist --dir /nonexistent/x", "not found"},
+      {"data fashion-mnist --dir /dev/zero", "not found"},
+      // bench
+      {"bench --batch 1e9 --seq-len 16", "--batch 1000000000 x --seq-len 16 is too many tokens per batch"},
+      {"bench --batch 65536 --seq-len 1024", "is too many tokens per batch"},
+      {"bench --seq-len 1e15", "--seq-len 1000000000000000 is too many tokens per batch"},
+      {"bench --steps 1e15", "--steps and --warmup must be at most 1000000"},
+      {"bench --warmup 1e7", "--steps and --warmup must be at most 1000000"},
+      {"bench --warmup -1", "--warmup not negative"},
+      {"bench --batch 0", "--batch and --steps must be positive"},
+      {"bench --dim 7 --heads 2", "--heads 2 must divide --dim 7"},
+      {"bench --heads 0", "--heads must be positive, got 0"},
+      {"bench --layers 1e9", "--layers 1000000000 is too large"},
+      {"bench --dim 1e15 --heads 1", "--dim 1000000000000000 is too large"},
+      {"bench --model local --window 1e18", "out of range for model 'local'"},
+      {"bench --causal --model linformer", "model 'linformer' has no causal form"},
+      // pattern
+      {"pattern --seq-len 0", "--seq-len must be positive, got 0"},
+      {"pattern --seq-len -1", "--seq-len must be positive, got -1"},
+      {"pattern --seq-len 5000", "--seq-len 5000 is too large for a picture (at most 4096)"},
+      {"pattern --seq-len 1e18", "--seq-len 1e18 is out of range"},
+      {"pattern --seq-len 8 --dim 1e15 --heads 1", "--dim 1000000000000000 is too large (at most 16384)"},
+      {"pattern --seq-len 8 --dim 0", "--dim must be positive, got 0"},
+      {"pattern --seq-len 8 --heads 0", "--heads 0 must be positive and divide --dim 64"},
+      {"pattern --seq-len 8 --heads 3", "--heads 3 must be positive and divide --dim 64"},
+      {"pattern --pad -1", "--pad must be in 0..63"},
+      {"pattern --pad 64", "--pad must be in 0..63"},
+      {"pattern --scale 1e9", "--scale must be in 1..64, got 1000000000"},
+      {"pattern --model local --window 1e18", "out of range for model 'local'"},
+      {"pattern --seq-len 8 --out /nonexistent/dir/p.png", "write failed"},
+      // models
+      {"models --x", "unknown flag --x (it takes none)"},
+      {"models extra", "unexpected argument 'extra'"},
+      // attnmap
+      {"attnmap", "--ckpt CKPT is required"},
+      {"attnmap --ckpt /dev/zero", "checkpoint /dev/zero is not a regular file"},
+      {"attnmap --ckpt " + good + " --index -1", "--index -1 out of range"},
+      {"attnmap --ckpt " + good + " --index 1e15", "--index 1000000000000000 out of range"},
+      {"attnmap --ckpt " + good + " --index abc", "--index expects a number, got 'abc'"},
+      {"attnmap --ckpt " + good + " --split x", "--split must be train, val or test, got 'x'"},
+      {"attnmap --ckpt " + good + " --out /nonexistent/dir/a.png", "write failed"},
+  };
+  for (auto& c : cases) {
+    CAPTURE(c.args);
+    std::string err;
+    bool train = c.args.rfind("train", 0) == 0;
+    int st = run_cli(c.args + (train ? out : ""), &err);
+    CHECK(st == 2);
+    CHECK(contains(err, c.expect));
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);  // one line
+    CHECK_FALSE(contains(err, "bad_alloc"));
+  }
+}
+
+// Every model with each of its settings at the ends of its range (and past the
+// sequence: a window or block larger than N), on sequences of 1 and 12 tokens
+// with padding: it either refuses with one line or gives finite logits and
+// gradients.  Under make test-asan this also proves the memory accesses.
+TEST_CASE("every model's settings at the ends of their ranges, on short and padded sequences") {
+  size_t built = 0, refused = 0;
+  for (const std::string& name : attention_names()) {
+    const AttentionInfo& info = attention_info(name);
+    std::vector<std::pair<std::string, double>> settings = {{"", 0}};
+    for (auto& k : info.knobs)
+      for (double v : {k.lo, k.hi, std::min(k.hi, std::max(k.lo, 13.0))}) settings.push_back({k.name, v});
+    for (auto& setting : settings) {
+      const std::string knob = setting.first;
+      const double value = setting.second;
+      for (int N : {1, 12}) {
+        CAPTURE(name);
+        CAPTURE(knob);
+        CAPTURE(value);
+        CAPTURE(N);
+        ModelConfig m;
+        m.model = name, m.vocab = 10, m.num_classes = 3, m.max_len = 12;
+        m.dim = 8, m.heads = 2, m.layers = 1, m.ffn = 8, m.dropout = 0;
+        if (!knob.empty()) m.knobs[knob] = value;
+        // skip settings whose cost alone is the point of their upper end
+        if (!knob.empty() && value > 100000) continue;
+        global_rng().seed_with(7);
+        std::string err = error_of([&] {
+          SequenceClassifier model(m);
+          Batch b;
+          b.B = 2, b.N = N;
+          for (int i = 0; i < 2 * N; ++i) b.tokens.push_back(1 + i % 9);
+          b.pad_mask.assign(size_t(2 * N), 0.0f);
+          for (int j = N / 2 + 1; j < N; ++j) b.pad_mask[size_t(N + j)] = 1, b.tokens[size_t(N + j)] = 0;
+          b.labels = {0, 2};
+          Tensor logits = model.forward(b);
+          Tensor loss = cross_entropy(logits, IntTensor({2}, b.labels));
+          loss.backward();
+          for (int64_t i = 0; i < logits.numel(); ++i) REQUIRE(std::isfinite(logits.data()[i]));
+          CHECK(first_nonfinite_grad(model) == "");
+        });
+        if (err.empty()) ++built;
+        else {
+          ++refused;
+          CHECK(std::count(err.begin(), err.end(), '\n') == 0);
+        }
+      }
+    }
+  }
+  MESSAGE(built << " model settings trained a step, " << refused << " refused with one line");
+  CHECK(built > 0);
+}

@@ -1,0 +1,291 @@
+// train/lra and train/plot: the LRA sweep on the hidden `tiny` preset (two
+// models, two tasks, a handful of steps) writes well-formed records, tables
+// and charts; a rerun redoes nothing; an interrupted sweep redoes only the
+// missing cell; a failing cell is recorded, not fatal; `plot` draws curves.
+// The program is $ATTNZOO_BIN (default build/attnzoo); gnuplot must be installed.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "train/lra.h"
+
+using namespace az;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string temp_dir() {
+  char tmpl[] = "/tmp/az_test_lra_XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+// Runs `attnzoo ARGS`; returns the exit status, with stdout and stderr in *out.
+int run_cli(const std::string& args, std::string* out) {
+  const char* bin = std::getenv("ATTNZOO_BIN");
+  std::string cmd = std::string(bin && *bin ? bin : "build/attnzoo") + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  out->clear();
+  while (fgets(buf, sizeof buf, p)) *out += buf;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+size_t count_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  size_t n = 0;
+  while (std::getline(in, line)) n += !line.empty();
+  return n;
+}
+
+// Modification times of every file under dir/cells: a cell that reran changes its files.
+std::map<std::string, fs::file_time_type> cell_mtimes(const std::string& dir) {
+  std::map<std::string, fs::file_time_type> m;
+  for (auto& e : fs::recursive_directory_iterator(dir + "/cells"))
+    if (e.is_regular_file()) m[e.path().string()] = e.last_write_time();
+  return m;
+}
+
+const std::string kSweep = "lra --preset tiny --models full,local --tasks listops,pathfinder --threads 1 --out ";
+
+}  // namespace
+
+TEST_CASE("flat JSON objects: our metrics lines parse, malformed ones are refused") {
+  JsonObject o;
+  REQUIRE(parse_json_object("{\"step\": 20, \"loss\": 2.41325, \"final\": true, \"id\": \"a \\\"b\\\" \\\\c\"}", &o));
+  CHECK(json_number(o, "step", -1) == 20);
+  CHECK(json_number(o, "loss", -1) == doctest::Approx(2.41325));
+  CHECK(json_text(o, "final") == "true");
+  CHECK(json_text(o, "id") == "a \"b\" \\c");
+  CHECK(json_number(o, "id", -1) == -1);    // not a number
+  CHECK(json_number(o, "none", 7) == 7);   // missing
+  REQUIRE(parse_json_object(" { } ", &o));
+  CHECK(o.empty());
+  for (const char* bad : {"", "{", "{\"a\": 1", "{\"a\" 1}", "{\"a\": 1,}", "{\"a\": {\"b\": 1}}", "[1, 2]", "{\"a\": \"x}"})
+    CHECK_MESSAGE(!parse_json_object(bad, &o), bad);
+  // a round trip through json_quote
+  REQUIRE(parse_json_object("{\"k\": " + json_quote("tab\there \"q\" back\\slash\nline") + "}", &o));
+  CHECK(json_text(o, "k") == "tab\there \"q\" back\\slash\nline");
+  // read_jsonl skips a line cut short by an interrupted write
+  std::string dir = temp_dir();
+  std::ofstream(dir + "/r.jsonl") << "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3, \"b\n";
+  auto rows = read_jsonl(dir + "/r.jsonl");
+  REQUIRE(rows.size() == 2);
+  CHECK(json_number(rows[1], "a", 0) == 2);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the presets: every task, one model and budget per task, LRA's lengths in full") {
+  for (const char* name : {"quick", "mini", "full", "tiny"}) {
+    CAPTURE(name);
+    const LraPreset& p = lra_preset(name);
+    REQUIRE(p.tasks.size() == 4);
+    for (size_t i = 0; i < 4; ++i) CHECK(p.tasks[i].name == lra_task_names()[i]);
+    for (auto& t : p.tasks) {
+      CAPTURE(t.name);
+      CHECK(t.dim % t.heads == 0);
+      CHECK(t.eval_every <= t.steps);
+      CHECK(t.warmup < t.steps);
+      CHECK(t.seq_len > 0);
+      if (t.name == "image") CHECK(t.seq_len == 784);  // Fashion-MNIST pixels, one token each
+      if (t.name == "pathfinder") {
+        int64_t side = int64_t(std::lround(std::sqrt(double(t.seq_len))));
+        CHECK(side * side == t.seq_len);
+        CHECK(t.difficulty >= 3);
+      }
+      if (t.name == "listops") CHECK(t.listops_min < t.seq_len);
+    }
+    REQUIRE(p.bench.lengths.size() == 3);
+    CHECK(p.bench.lengths[0] < p.bench.lengths[1]);
+    CHECK(p.bench.lengths[1] < p.bench.lengths[2]);
+    CHECK(p.cell_timeout_s > 0);
+  }
+  const LraPreset& full = lra_preset("full");
+  CHECK(full.tasks[0].seq_len == 2000);  // ListOps 500-2000 tokens
+  CHECK(full.tasks[0].listops_min == 500);
+  CHECK(full.tasks[3].seq_len == 1024);  // Pathfinder-32
+  CHECK(full.tasks[3].difficulty == 14);
+  CHECK(full.bench.lengths == std::vector<int64_t>{1024, 2048, 4096});
+  CHECK_THROWS_WITH_AS(lra_preset("huge"), doctest::Contains("valid: quick, mini, full"), std::exception);
+  // LRA's published rows: the average over the four tasks we run
+  double sum = 0;
+  for (auto& p : lra_published())
+    if (p.ours == "full")
+      for (auto& t : lra_task_names()) sum += lra_published_accuracy(p, t);
+  CHECK(sum / 4 == doctest::Approx((36.37 + 64.27 + 42.44 + 71.40) / 4));
+}
+
+TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the charts; a rerun redoes nothing") {
+  std::string dir = temp_dir(), out;
+  REQUIRE_MESSAGE(run_cli(kSweep + dir, &out) == 0, out);
+  CHECK(out.find("10 cells, 0 already done, 10 to run") != std::string::npos);
+
+  // one record per training cell, each well formed
+  auto rows = read_jsonl(dir + "/results.jsonl");
+  REQUIRE(count_lines(dir + "/results.jsonl") == 4);
+  REQUIRE(rows.size() == 4);
+  std::map<std::string, int> ids;
+  for (auto& r : rows) {
+    CAPTURE(json_text(r, "id"));
+    ids[json_text(r, "id")]++;
+    CHECK(json_text(r, "status") == "ok");
+    CHECK(json_text(r, "kind") == "train");
+    double acc = json_number(r, "test_acc", -1);
+    CHECK((acc >= 0 && acc <= 1));
+    CHECK(json_number(r, "majority_rate", -1) > 0);
+    CHECK(json_number(r, "steps", 0) == 4);
+    CHECK(json_number(r, "steps_per_s", 0) > 0);
+    CHECK(json_number(r, "peak_rss_mb", 0) > 1);
+    CHECK(json_number(r, "params", 0) > 0);
+    CHECK(json_text(r, "key").find("--model " + json_text(r, "model")) != std::string::npos);
+    CHECK(fs::exists(dir + "/cells/" + json_text(r, "id") + "/best.ckpt"));
+    CHECK(fs::exists(dir + "/cells/" + json_text(r, "id") + "/curves.png"));
+  }
+  CHECK(ids == std::map<std::string, int>{{"listops-full", 1}, {"listops-local", 1}, {"pathfinder-full", 1},
+                                          {"pathfinder-local", 1}});
+  // one record per bench cell: two models at three lengths
+  auto bench = read_jsonl(dir + "/bench.jsonl");
+  REQUIRE(bench.size() == 6);
+  for (auto& b : bench) {
+    CAPTURE(json_text(b, "id"));
+    CHECK(json_text(b, "status") == "ok");
+    CHECK(json_number(b, "steps_per_s", 0) > 0);
+    CHECK(json_number(b, "peak_rss_mb", 0) > 1);
+  }
+
+  // results.md: Table 1 with LRA's rows beside ours, Table 2, the chart, the preset
+  std::string md = slurp(dir + "/results.md");
+  for (const char* s : {"## Test accuracy (%), LRA Table 1 layout", "| ListOps | Pathfinder | Avg |", "| **full** | dense |",
+                        "| *LRA: Transformer* |", "*36.37*", "| **local** | fixed |", "| *LRA: Local Attention* |",
+                        "chance (majority class)", "## Speed and memory, LRA Table 2 layout", "steps/s 64", "peak memory 64",
+                        "](chart.svg)", "## The preset `tiny`", "attnzoo lra --preset tiny"})
+    CHECK_MESSAGE(md.find(s) != std::string::npos, s);
+  CHECK(md.find("Failed cells") == std::string::npos);
+  // charts: an SVG document and a PNG file, drawn by gnuplot from chart.gp
+  CHECK(slurp(dir + "/chart.svg").find("<svg") != std::string::npos);
+  CHECK(slurp(dir + "/chart.svg").find(">local<") != std::string::npos);  // a labelled bubble
+  CHECK(slurp(dir + "/chart.png").substr(0, 8) == "\x89PNG\r\n\x1a\n");
+  CHECK(fs::exists(dir + "/chart.gp"));
+
+  // rerun: every cell is skipped, no cell's files are touched, no record is added
+  auto before = cell_mtimes(dir);
+  REQUIRE_MESSAGE(run_cli(kSweep + dir, &out) == 0, out);
+  CHECK(out.find("10 cells, 10 already done, 0 to run") != std::string::npos);
+  CHECK(cell_mtimes(dir) == before);
+  CHECK(count_lines(dir + "/results.jsonl") == 4);
+  CHECK(count_lines(dir + "/bench.jsonl") == 6);
+
+  // an interrupted sweep: the last cell's record never got written; only that cell runs again
+  std::string text = slurp(dir + "/results.jsonl");
+  text.erase(text.rfind('\n', text.size() - 2) + 1);
+  std::ofstream(dir + "/results.jsonl") << text << "{\"id\": \"pathfinder-local\", \"kind\": \"tr";  // cut short
+  REQUIRE_MESSAGE(run_cli(kSweep + dir, &out) == 0, out);
+  CHECK(out.find("10 cells, 9 already done, 1 to run") != std::string::npos);
+  auto after = cell_mtimes(dir);
+  for (auto& [path, t] : before) {
+    CAPTURE(path);
+    CHECK((path.find("/pathfinder-local/") != std::string::npos) == (after[path] != t));
+  }
+  rows = read_jsonl(dir + "/results.jsonl");
+  CHECK(rows.size() == 4);
+  CHECK(json_text(rows.back(), "id") == "pathfinder-local");
+
+  // a changed budget is a different cell: --steps-scale 2 reruns the ListOps cells
+  REQUIRE_MESSAGE(run_cli(kSweep + dir + " --tasks listops --no-bench --steps-scale 2", &out) == 2, out);  // --tasks twice
+  REQUIRE_MESSAGE(run_cli("lra --preset tiny --models full --tasks listops --threads 1 --no-bench --steps-scale 2 --out " + dir, &out) == 0, out);
+  CHECK(out.find("1 cells, 0 already done, 1 to run") != std::string::npos);
+  rows = read_jsonl(dir + "/results.jsonl");
+  CHECK(json_number(rows.back(), "steps", 0) == 8);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a failing cell is recorded with its message and the sweep goes on; --retry-failed reruns it") {
+  std::string dir = temp_dir(), out;
+  std::string cmd = "lra --preset tiny --models local,full --tasks listops --threads 1 --no-bench "
+                    "--model-args 'local=--window 0' --out " + dir;
+  REQUIRE_MESSAGE(run_cli(cmd, &out) == 0, out);
+  CHECK(out.find("listops-local: FAILED") != std::string::npos);
+  CHECK(out.find("(1 failed cells)") != std::string::npos);
+  auto rows = read_jsonl(dir + "/results.jsonl");
+  REQUIRE(rows.size() == 2);
+  CHECK(json_text(rows[0], "id") == "listops-local");
+  CHECK(json_text(rows[0], "status") == "failed");
+  CHECK(json_text(rows[0], "error").find("window") != std::string::npos);
+  CHECK(json_text(rows[1], "id") == "listops-full");  // the sweep went on
+  CHECK(json_text(rows[1], "status") == "ok");
+  std::string md = slurp(dir + "/results.md");
+  CHECK(md.find("## Failed cells") != std::string::npos);
+  CHECK(md.find("| listops-local |") != std::string::npos);
+  CHECK(md.find("| **local** | fixed | failed |") != std::string::npos);
+  // a failure is a finished cell: a rerun skips it, --retry-failed runs it again
+  REQUIRE(run_cli(cmd, &out) == 0);
+  CHECK(out.find("2 cells, 2 already done, 0 to run") != std::string::npos);
+  REQUIRE(run_cli(cmd + " --retry-failed", &out) == 0);
+  CHECK(out.find("2 cells, 1 already done, 1 to run") != std::string::npos);
+  CHECK(count_lines(dir + "/results.jsonl") == 3);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("lra refuses bad flags with one line naming the valid values; --dry-run lists the cells") {
+  std::string out;
+  CHECK(run_cli("lra --preset huge --out /tmp/x", &out) == 2);
+  CHECK(out.find("unknown preset 'huge' (valid: quick, mini, full)") != std::string::npos);
+  CHECK(run_cli("lra --out /tmp/x", &out) == 2);
+  CHECK(out.find("--preset is required") != std::string::npos);
+  CHECK(run_cli("lra --preset tiny --models full,nosuch --out /tmp/x", &out) == 2);
+  CHECK(out.find("unknown model 'nosuch' (valid: ") != std::string::npos);
+  CHECK(run_cli("lra --preset tiny --tasks listops,retrieval --out /tmp/x", &out) == 2);
+  CHECK(out.find("unknown task 'retrieval' (valid: listops, text, image, pathfinder)") != std::string::npos);
+  CHECK(run_cli("lra --preset tiny --model-args 'local --window 3' --out /tmp/x", &out) == 2);
+  CHECK(out.find("expected MODEL=--flag value") != std::string::npos);
+  CHECK(run_cli("lra --preset tiny --steps-scale 0 --out /tmp/x", &out) == 2);
+  CHECK(run_cli("lra --preset tiny --bogus 1 --out /tmp/x", &out) == 2);
+  CHECK(out.find("unknown flag --bogus") != std::string::npos);
+  CHECK(!fs::exists("/tmp/x/cells"));
+  // --dry-run: flash is left out unless named; the bench cells follow the training cells
+  REQUIRE(run_cli("lra --preset quick --dry-run --out /tmp/x", &out) == 0);
+  CHECK(out.find("--model flash") == std::string::npos);
+  CHECK(out.find("train --task listops --data data/listops --model full --seq-len 128") != std::string::npos);
+  CHECK(out.find("bench --model full --seq-len 4096") != std::string::npos);
+  REQUIRE(run_cli("lra --preset quick --models flash --tasks image --dry-run --out /tmp/x", &out) == 0);
+  CHECK(out.find("# 4 cells") != std::string::npos);
+  CHECK(out.find("--task image-folder --data data/image --channels 1 --model flash") != std::string::npos);
+  CHECK(!fs::exists("/tmp/x/cells"));
+}
+
+TEST_CASE("plot draws a run's curves as SVG and PNG, and names a missing run") {
+  std::string dir = temp_dir(), out;
+  std::ofstream(dir + "/metrics.jsonl")
+      << "{\"step\": 10, \"loss\": 2.3, \"train_acc\": 0.10, \"lr\": 1e-4, \"grad_norm\": 3, \"elapsed\": 1.0}\n"
+         "{\"step\": 20, \"loss\": 2.1, \"train_acc\": 0.20, \"lr\": 1e-4, \"grad_norm\": 3, \"elapsed\": 2.0}\n"
+         "{\"step\": 20, \"val_acc\": 0.25, \"val_loss\": 2.0, \"elapsed\": 2.5}\n"
+         "{\"step\": 30, \"loss\": 1.9, \"train_acc\": 0.30, \"lr\": 1e-4, \"grad_norm\": 3, \"elapsed\": 3.5}\n"
+         "{\"step\": 30, \"val_acc\": 0.35, \"val_loss\": 1.8, \"elapsed\": 4.0}\n"
+         "{\"final\": true, \"best_step\": 30, \"best_val_acc\": 0.35, \"test_acc\": 0.33, \"majority_rate\": 0.1}\n";
+  REQUIRE_MESSAGE(run_cli("plot --run " + dir, &out) == 0, out);
+  std::string svg = slurp(dir + "/curves.svg");
+  CHECK(svg.find("<svg") != std::string::npos);
+  CHECK(svg.find("validation accuracy") != std::string::npos);
+  CHECK(svg.find("test accuracy 0.33") != std::string::npos);
+  CHECK(slurp(dir + "/curves.png").substr(0, 4) == "\x89PNG");
+  CHECK(run_cli("plot --run " + dir + "/nothing", &out) == 2);
+  CHECK(out.find(dir + "/nothing/metrics.jsonl does not exist") != std::string::npos);
+  CHECK(run_cli("plot", &out) == 2);
+  CHECK(out.find("--run DIR is required") != std::string::npos);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,626 @@
+// attnzoo lra: presets, data, the sweep of child processes (see lra.h).
+// The report (results.md and the chart) is in lra_report.cpp.
+#include "train/lra.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "attention/attention.h"
+#include "data/idx.h"
+#include "data/image_folder.h"
+#include "data/listops.h"
+#include "data/pathfinder.h"
+#include "data/spam_assassin.h"
+#include "data/text.h"
+#include "train/cli.h"
+#include "train/tasks.h"
+
+namespace az {
+
+namespace fs = std::filesystem;
+
+// ---- the presets ----------------------------------------------------------------------------
+//
+// One row per task; every model gets the same row.  Times are for an idle
+// 2-core machine; the slowest models (full attention at 1K tokens, Reformer's
+// four hash rounds) set the pace, the linear ones take a fraction of it.
+//
+//  quick: a smoke test of the whole pipeline, ~20 models x 4 tasks + the bench in
+//         about 20 minutes: ~10 s per cell, so tiny models (1 layer, dim 32) and a
+//         few dozen steps; the accuracies are near chance and mean nothing.
+//  mini:  the README's table, within 3 hours: ~2 minutes per cell on average.
+//         Sequences are LRA's shape at CPU scale (ListOps up to 256 tokens, 1K bytes
+//         of text, 784 pixels, 32x32 Pathfinder) and the budget is just enough for
+//         full attention to beat chance clearly on every task.
+//  full:  LRA's sequence lengths (ListOps 500-2000 tokens at depth 10, 4K bytes of
+//         text, all of Fashion-MNIST, Pathfinder-32 "hard") with models and budgets
+//         cut so that the whole sweep fits in about a CPU-day (~15 minutes per cell
+//         for full attention): LRA trained 4-layer, 256-512 wide models for 5K-50K
+//         steps on TPUs, which a CPU cannot; our numbers are what a day buys.
+//  tiny:  for the tests: a handful of steps on a few dozen examples; seconds.
+const std::vector<LraPreset>& lra_presets() {
+  //   name         len  train   val  test  dim h  L  ffn  steps batch warm eval   lr    listops min/depth/args, dashes
+  static const std::vector<LraPreset> presets = {
+      {"quick",
+       "smoke test of the pipeline (about 20 minutes on 2 cores; accuracies mean nothing)",
+       {{"listops",    128,  2000,  200,  200,  32, 2, 1,  64,   60,  16,  10,  30, 1e-3, 20, 4, 5, 0},
+        {"text",       512,  1000,  200,  200,  32, 2, 1,  64,   40,  16,   8,  20, 1e-3},
+        {"image",      784,  1000,  200,  200,  32, 2, 1,  64,   30,  16,   6,  15, 1e-3},
+        {"pathfinder", 1024, 1000,  200,  200,  32, 2, 1,  64,   30,  16,   6,  15, 1e-3, 0, 0, 0, 14}},
+       // 1 sequence, 1 layer: full attention's 4K x 4K scores fit in ~0.5 GB
+       {{1024, 2048, 4096}, 1, 64, 2, 1, 128, 2, 1},
+       900},  // cell timeouts only catch hangs: several times the expected time on a busy machine
+      {"mini",
+       "the README's table: full attention beats chance on every task (about 3 hours on 2 cores)",
+       {{"listops",    256, 10000,  500,  500,  64, 4, 2, 128,  600,  32,  60, 150, 1e-3, 30, 6, 6, 0},
+        {"text",      1024,     0,    0,    0,  64, 4, 1, 128,  300,  16,  30, 100, 1e-3},
+        {"image",      784, 20000,  500, 1000,  64, 4, 1, 128,  400,  32,  40, 100, 1e-3},
+        {"pathfinder", 1024, 16000, 500, 1000,  64, 4, 1, 128,  400,  32,  40, 100, 1e-3, 0, 0, 0, 14}},
+       // LRA measured on byte-level text, batch 32, on a TPU; batch 2, 2 layers here
+       {{1024, 2048, 4096}, 2, 64, 4, 2, 128, 3, 1},
+       3 * 3600},
+      {"full",
+       "LRA's sequence lengths with a CPU-day budget (about 24 hours on 2 cores)",
+       {{"listops",   2000, 96000, 1000, 2000, 64, 4, 2, 128,  800,   8,  80, 200, 1e-3, 500, 10, 10, 0},
+        {"text",      4096,     0,    0,    0, 64, 4, 2, 128,  600,   4,  60, 150, 1e-3},
+        {"image",      784, 55000, 2000, 10000, 64, 4, 1, 128, 1500,  32, 150, 500, 1e-3},
+        {"pathfinder", 1024, 80000, 2000, 2000, 32, 4, 2,  64, 1000,  32, 100, 250, 1e-3, 0, 0, 0, 14}},
+       {{1024, 2048, 4096}, 4, 128, 4, 2, 256, 3, 1},
+       12 * 3600},
+      {"tiny",
+       "for the tests: a handful of steps on a few dozen examples (seconds)",
+       {{"listops",    40,    64,   16,   16,   8, 2, 1,  16,    4,   4,   1,   2, 1e-3, 5, 3, 3, 0},
+        {"text",       64,    64,   16,   16,   8, 2, 1,  16,    4,   4,   1,   2, 1e-3},
+        {"image",     784,    40,   10,   10,   8, 2, 1,  16,    2,   4,   1,   2, 1e-3},
+        {"pathfinder", 256,   40,   10,   10,   8, 2, 1,  16,    4,   4,   1,   2, 1e-3, 0, 0, 0, 3}},
+       {{64, 128, 256}, 1, 8, 2, 1, 16, 1, 0},
+       120,
+       true},
+  };
+  return presets;
+}
+
+const LraPreset& lra_preset(const std::string& name) {
+  std::string valid;
+  for (auto& p : lra_presets()) {
+    if (p.name == name) return p;
+    if (!p.hidden) valid += (valid.empty() ? "" : ", ") + p.name;
+  }
+  fail("lra: unknown preset '" + name + "' (valid: " + valid + ")");
+}
+
+std::vector<std::string> lra_task_names() { return {"listops", "text", "image", "pathfinder"}; }
+
+// ---- data ---------------------------------------------------------------------------------
+// Each task's data is written once per sweep to DIR/data/TASK by a child
+// (`attnzoo lra --prepare TASK`), so this process never holds a data set: a
+// forked child's peak memory would otherwise start at ours.
+
+namespace {
+
+int64_t side_of(const LraTask& t) { return int64_t(std::lround(std::sqrt(double(t.seq_len)))); }
+
+// What the data of a task is; a changed description re-prepares it and redoes its cells.
+std::string data_description(const LraTask& t, const std::string& text_source) {
+  std::ostringstream o;
+  if (t.name == "listops")
+    o << "ListOps, LRA's rules at depth " << t.listops_depth << ", arity 2-" << t.listops_args << ", "
+      << t.listops_min << " < length < " << t.seq_len << ", " << t.n_train << "/" << t.n_val << "/" << t.n_test
+      << " examples, seed 1";
+  else if (t.name == "text")
+    o << "byte-level text from " << text_source << ", first " << t.seq_len << " bytes, "
+      << (t.n_train ? std::to_string(t.n_train) + "/" + std::to_string(t.n_val) + "/" + std::to_string(t.n_test) +
+                          " documents"
+                    : std::string("every document"))
+      << ", seed 1";
+  else if (t.name == "image")
+    o << "Fashion-MNIST 28x28 grey pixels, one token each, " << t.n_train << "/" << t.n_val << "/" << t.n_test
+      << " images, seed 1";
+  else
+    o << "Pathfinder " << side_of(t) << "x" << side_of(t) << ", " << t.difficulty << " dashes per path, " << t.n_train
+      << "/" << t.n_val << "/" << t.n_test << " images, seed 1";
+  return o.str();
+}
+
+const char* kStamp = "/lra-data.txt";
+
+// n examples of d chosen by a seeded shuffle (all of them when n is 0 or too large).
+Dataset subset(Dataset d, int64_t n, uint64_t seed) {
+  if (n <= 0 || size_t(n) >= d.size()) return d;
+  Dataset out;
+  carve_split(d, out, size_t(n), seed);
+  return out;
+}
+
+// Images as dir/SPLIT/LABEL/NNNNN.png, which load_image_folder reads back.
+void write_image_splits(const Splits& s, const std::string& dir) {
+  const std::pair<const char*, const Dataset*> parts[] = {{"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
+  for (auto& [name, d] : parts)
+    for (size_t i = 0; i < d->size(); ++i) {
+      std::string folder = dir + "/" + name + "/" + std::to_string(d->labels[i]);
+      if (i == 0 || !fs::exists(folder)) fs::create_directories(folder);
+      std::vector<uint8_t> px(d->seqs[i].size());
+      for (size_t k = 0; k < px.size(); ++k) px[k] = uint8_t(d->seqs[i][k] - 1);  // tokens are value + 1
+      char file[32];
+      std::snprintf(file, sizeof file, "/%05zu.png", i);
+      write_png(folder + file, px.data(), d->width, d->height, d->channels);
+    }
+}
+
+void prepare_task_data(const LraTask& t, const std::string& out, const std::string& text_source,
+                       const std::string& npm_cache) {
+  std::string tmp = out + ".partial";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  if (t.name == "listops") {
+    ListOpsConfig c;
+    c.min_len = int(t.listops_min), c.max_len = int(t.seq_len);
+    c.max_depth = int(t.listops_depth), c.max_args = int(t.listops_args);
+    c.n_train = int(t.n_train), c.n_val = int(t.n_val), c.n_test = int(t.n_test), c.seed = 1;
+    write_listops_dir(c, tmp);
+  } else if (t.name == "text") {
+    if (!fs::exists(text_source)) prepare_spam_assassin(text_source, 1, npm_cache);
+    TextOptions o;
+    o.max_bytes = size_t(t.seq_len);
+    o.seed = 1;
+    Splits s = load_text(text_source, o);
+    write_text_tsv(tmp + "/train.tsv", subset(s.train, t.n_train, 11));
+    write_text_tsv(tmp + "/val.tsv", subset(s.val, t.n_val, 12));
+    write_text_tsv(tmp + "/test.tsv", subset(s.test, t.n_test, 13));
+  } else if (t.name == "image") {  // val is carved from the official training set, test is t10k
+    Splits s = load_fashion_mnist(kFashionMnistDir, 5000, 1);
+    s.train = subset(s.train, t.n_train, 11), s.val = subset(s.val, t.n_val, 12), s.test = subset(s.test, t.n_test, 13);
+    write_image_splits(s, tmp);
+  } else if (t.name == "pathfinder") {
+    PathfinderConfig c = pathfinder_preset("hard");
+    c.image_size = int(side_of(t));
+    c.path_segments = int(t.difficulty);
+    write_image_splits(generate_pathfinder_splits(c, int(t.n_train), int(t.n_val), int(t.n_test), 1), tmp);
+  }
+  std::ofstream(tmp + kStamp) << data_description(t, text_source) << "\n";
+  fs::remove_all(out);
+  fs::rename(tmp, out);
+}
+
+bool data_ready(const std::string& dir, const std::string& description) {
+  std::ifstream in(dir + kStamp);
+  std::string line;
+  return std::getline(in, line) && line == description;
+}
+
+// ---- the plan -----------------------------------------------------------------------------
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+std::vector<std::string> split_list(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : s + sep) {
+    if (ch == sep) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (ch != ' ' || sep == ' ') {
+      cur += ch;
+    }
+  }
+  return out;
+}
+
+std::string s(int64_t v) { return std::to_string(v); }
+std::string g(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+int64_t scaled(int64_t v, double scale) { return std::max<int64_t>(1, int64_t(std::llround(double(v) * scale))); }
+
+LraCell train_cell(const LraTask& t, const std::string& model, const std::vector<std::string>& extra, double scale,
+                   const std::string& data_desc) {
+  LraCell c;
+  c.kind = "train", c.task = t.name, c.model = model, c.seq_len = t.seq_len, c.id = t.name + "-" + model;
+  int64_t steps = scaled(t.steps, scale), eval = std::min(steps, scaled(t.eval_every, scale));
+  std::vector<std::string> task_args;
+  if (t.name == "image") task_args = {"--task", "image-folder", "--data", "data/image", "--channels", "1"};
+  else task_args = {"--task", t.name, "--data", "data/" + t.name};
+  c.args = {"train"};
+  c.args.insert(c.args.end(), task_args.begin(), task_args.end());
+  // log_every divides eval_every, so that a step line comes just before each validation
+  // (their elapsed times give the evaluation time, which steps/s leaves out)
+  int64_t log = eval;
+  for (int64_t k = 5; k >= 1; --k)
+    if (eval % k == 0) {
+      log = eval / k;
+      break;
+    }
+  std::vector<std::string> rest = {"--model", model, "--seq-len", s(t.seq_len), "--dim", s(t.dim), "--heads", s(t.heads),
+                                   "--layers", s(t.layers), "--ffn", s(t.ffn), "--steps", s(steps), "--batch", s(t.batch),
+                                   "--lr", g(t.lr), "--warmup", s(scaled(t.warmup, scale)), "--schedule", "cosine",
+                                   "--eval-every", s(eval), "--log-every", s(log), "--seed", "1"};
+  c.args.insert(c.args.end(), rest.begin(), rest.end());
+  c.args.insert(c.args.end(), extra.begin(), extra.end());
+  c.key = join(c.args, " ") + " | " + data_desc;
+  c.steps = steps;
+  return c;
+}
+
+LraCell bench_cell(const LraBench& b, int64_t n, const std::string& model, const std::vector<std::string>& extra) {
+  LraCell c;
+  c.kind = "bench", c.model = model, c.seq_len = n, c.id = "bench-" + s(n) + "-" + model;
+  c.args = {"bench", "--model", model, "--seq-len", s(n), "--batch", s(b.batch), "--dim", s(b.dim), "--heads", s(b.heads),
+            "--layers", s(b.layers), "--ffn", s(b.ffn), "--steps", s(b.steps), "--warmup", s(b.warmup)};
+  c.args.insert(c.args.end(), extra.begin(), extra.end());
+  c.key = join(c.args, " ");
+  return c;
+}
+
+}  // namespace
+
+// ---- running the cells ----------------------------------------------------------------------
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string fmt_duration(double sec) {
+  char b[32];
+  if (sec < 0 || !std::isfinite(sec)) return "?";
+  if (sec >= 3600) std::snprintf(b, sizeof b, "%dh%02dm", int(sec / 3600), int(sec / 60) % 60);
+  else std::snprintf(b, sizeof b, "%dm%02ds", int(sec / 60), int(sec) % 60);
+  return b;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+  return b;
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) fail("lra: cannot find this program's path (/proc/self/exe): " + ec.message());
+  return p.string();
+}
+
+// The sweep's progress line: cell i of n, the cell's own progress, the ETA.
+struct Progress {
+  bool tty = isatty(2);
+  size_t index = 0, total = 0;
+  double cell_start = 0, last_plain = 0;
+  std::map<std::string, std::vector<double>> durations;  // by cell class (task, or bench length)
+  std::vector<const LraCell*> pending;                    // cells still to run after the current one
+
+  static std::string cls(const LraCell& c) { return c.kind == "train" ? c.task : "bench-" + s(c.seq_len); }
+  double estimate(const LraCell& c) const {
+    auto it = durations.find(cls(c));
+    if (it != durations.end() && !it->second.empty()) {
+      double sum = 0;
+      for (double d : it->second) sum += d;
+      return sum / double(it->second.size());
+    }
+    return -1;
+  }
+  void show(const LraCell& c, const std::string& cell_dir) {
+    double el = now_s() - cell_start, frac = -1;
+    int64_t step = 0;
+    if (c.kind == "train") {
+      for (const JsonObject& o : read_jsonl(cell_dir + "/metrics.jsonl"))
+        if (o.count("loss")) step = int64_t(json_number(o, "step", 0));
+      if (c.steps > 0) frac = double(step) / double(c.steps);
+    }
+    double rest = frac > 0.05 ? el * (1 - frac) / frac : std::max(0.0, estimate(c) - el);
+    bool unknown = frac <= 0.05 && estimate(c) < 0;
+    for (const LraCell* p : pending) {
+      double e = estimate(*p);
+      if (e < 0) unknown = true;
+      else rest += e;
+    }
+    char line[300];
+    std::snprintf(line, sizeof line, "lra: cell %zu/%zu %s | %s | %s | sweep ETA %s%s", index, total, c.id.c_str(),
+                  c.kind == "train" ? ("step " + s(step) + "/" + s(c.steps)).c_str() : "benching",
+                  fmt_duration(el).c_str(), unknown && rest < 1 ? "?" : fmt_duration(rest).c_str(),
+                  unknown && rest >= 1 ? "+" : "");
+    if (tty) std::fprintf(stderr, "\r%s\033[K", line);
+    else if (now_s() - last_plain >= 30) std::fprintf(stderr, "%s\n", line), last_plain = now_s();
+  }
+  void done(const std::string& line) {
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+};
+
+// Appends one line, first ending a line an interrupted run may have left unfinished.
+void append_line(const std::string& path, const std::string& line) {
+  bool open_line = false;
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (in && in.tellg() > 0) {
+      in.seekg(-1, std::ios::end);
+      open_line = in.get() != '\n';
+    }
+  }
+  std::ofstream(path, std::ios::app) << (open_line ? "\n" : "") << line << "\n";
+}
+
+// The first stderr line "training M on T: 12345 parameters, ..." gives the model's size.
+int64_t parameters_from(const std::string& stderr_path) {
+  std::ifstream in(stderr_path);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t p = line.find(" parameters");
+    size_t q = line.rfind(": ", p);
+    if (line.rfind("training ", 0) == 0 && p != std::string::npos && q != std::string::npos)
+      return std::atoll(line.substr(q + 2, p - q - 2).c_str());
+  }
+  return 0;
+}
+
+std::string run_cell(const LraCell& c, const std::string& dir, const std::string& exe, const std::string& threads,
+                     double timeout, Progress& prog) {
+  std::string rel = "cells/" + c.id, cell_dir = dir + "/" + rel;
+  fs::remove_all(cell_dir);  // a cell interrupted last time starts afresh
+  fs::create_directories(cell_dir);
+  std::vector<std::string> argv = {exe};
+  argv.insert(argv.end(), c.args.begin(), c.args.end());
+  if (c.kind == "train") argv.insert(argv.end(), {"--out", rel, "--quiet"});
+  ChildOptions o;
+  o.cwd = dir;
+  o.stdout_path = cell_dir + "/stdout.log";
+  o.stderr_path = cell_dir + "/stderr.log";
+  o.env = {{"OMP_NUM_THREADS", threads}, {"OPENBLAS_NUM_THREADS", threads}};
+  o.timeout_s = timeout;
+  prog.cell_start = now_s();
+  o.poll = [&] { prog.show(c, cell_dir); };
+  prog.show(c, cell_dir);
+  ChildResult r = run_child(argv, o);
+
+  std::ostringstream js;
+  char buf[64];
+  auto f = [&](double v, int prec = 4) {
+    std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+    return std::string(buf);
+  };
+  std::string family = attention_info(c.model).family;
+  js << "{\"id\": " << json_quote(c.id) << ", \"kind\": " << json_quote(c.kind) << ", \"task\": " << json_quote(c.task)
+     << ", \"model\": " << json_quote(c.model) << ", \"family\": " << json_quote(family) << ", \"seq_len\": " << c.seq_len
+     << ", \"wall_seconds\": " << f(r.seconds, 1) << ", \"cpu_seconds\": " << f(r.cpu_seconds, 1)
+     << ", \"child_peak_rss_mb\": " << f(r.peak_rss_mb, 1);
+  std::string error;
+  if (r.timed_out) error = "timed out after " + fmt_duration(timeout) + " (the preset's limit per cell; see --cell-timeout)";
+  else if (r.signal) error = "killed by signal " + s(r.signal) + (r.signal == 9 ? " (out of memory?)" : "");
+  else if (r.exit_code != 0) error = last_line(o.stderr_path);
+  if (error.empty() && r.exit_code != 0) error = "exit status " + s(r.exit_code);
+  std::string summary;
+  if (error.empty() && c.kind == "train") {
+    // Training time: the elapsed time at the last step, less the validations before it
+    // (each one's time is its line's elapsed minus that of the step line just before it).
+    JsonObject fin;
+    double eval_time = 0, eval_before_last = 0, last_step_elapsed = 0;
+    for (const JsonObject& m : read_jsonl(cell_dir + "/metrics.jsonl")) {
+      if (m.count("final")) fin = m;
+      else if (m.count("val_acc")) eval_time += json_number(m, "elapsed", 0) - last_step_elapsed;
+      else if (m.count("loss")) last_step_elapsed = json_number(m, "elapsed", 0), eval_before_last = eval_time;
+    }
+    if (fin.empty()) {
+      error = "the run ended without a final line in metrics.jsonl";
+    } else {
+      double secs = json_number(fin, "train_seconds", 0);
+      double step_time = std::max(0.01, last_step_elapsed - eval_before_last);  // elapsed has 2 decimals
+      double sps = double(c.steps) / step_time;
+      js << ", \"status\": \"ok\", \"test_acc\": " << json_text(fin, "test_acc")
+         << ", \"best_val_acc\": " << json_text(fin, "best_val_acc") << ", \"best_step\": " << json_text(fin, "best_step")
+         << ", \"majority_rate\": " << json_text(fin, "majority_rate") << ", \"steps\": " << c.steps
+         << ", \"train_seconds\": " << f(secs, 1) << ", \"eval_seconds\": " << f(eval_time, 1)
+         << ", \"steps_per_s\": " << f(sps) << ", \"peak_rss_mb\": " << f(r.peak_rss_mb, 1)
+         << ", \"params\": " << parameters_from(o.stderr_path);
+      std::string acc = "test " + f(json_number(fin, "test_acc", 0), 3), speed = f(sps, 2);
+      summary = acc + " | " + speed + " steps/s | " + f(r.peak_rss_mb, 0) + " MB";
+    }
+  } else if (error.empty()) {
+    JsonObject b;
+    if (!parse_json_object(last_line(o.stdout_path), &b)) {
+      error = "bench printed no JSON line";
+    } else {
+      js << ", \"status\": \"ok\", \"steps_per_s\": " << json_text(b, "steps_per_s")
+         << ", \"tokens_per_s\": " << json_text(b, "tokens_per_s") << ", \"ms_per_step\": " << json_text(b, "ms_per_step")
+         << ", \"peak_rss_mb\": " << json_text(b, "peak_rss_mb") << ", \"gflops\": " << json_text(b, "gflops");
+      summary = json_text(b, "steps_per_s") + " steps/s | " + json_text(b, "peak_rss_mb") + " MB";
+    }
+  }
+  if (!error.empty()) js << ", \"status\": \"failed\", \"error\": " << json_quote(error);
+  js << ", \"finished\": " << json_quote(utc_now()) << ", \"key\": " << json_quote(c.key) << "}";
+  prog.durations[Progress::cls(c)].push_back(r.seconds);
+  prog.done("lra: [" + s(int64_t(prog.index)) + "/" + s(int64_t(prog.total)) + "] " + c.id + ": " +
+            (error.empty() ? summary : "FAILED: " + error) + " | " + fmt_duration(r.seconds) + " (CPU " +
+            fmt_duration(r.cpu_seconds) + ")");
+  if (error.empty() && c.kind == "train") {
+    try {
+      draw_run_curves(cell_dir);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lra: no curves for %s: %s\n", c.id.c_str(), e.what());
+    }
+  }
+  return js.str();
+}
+
+const char* kLraHelp =
+    "attnzoo lra --preset quick|mini|full --out DIR [flags]\n"
+    "  trains every model on ListOps, Text, Image and Pathfinder (same size and budget per task),\n"
+    "  benches every model at three lengths, each cell in its own process, and writes DIR/results.md\n"
+    "  (LRA's two tables beside ours) and DIR/chart.svg, chart.png (accuracy, speed, memory)\n"
+    "  --preset quick   a smoke test of the pipeline: about 20 minutes on 2 cores\n"
+    "           mini    the README's numbers: about 3 hours\n"
+    "           full    LRA's lengths with a CPU-day budget\n"
+    "  --models a,b,... models to run (default: every model but flash)\n"
+    "  --tasks a,b,...  of listops, text, image, pathfinder (default: all)\n"
+    "  --out DIR        where data, cells, results.jsonl, bench.jsonl and the report go (default runs/lra-PRESET)\n"
+    "  --model-args 'M=--flag v ...;M2=...'   a model's own settings, e.g. 'local=--window 32;bigbird=--block 32'\n"
+    "  --steps-scale X  multiply every training budget (steps, warm-up, evaluation interval) by X\n"
+    "  --threads T      OMP_NUM_THREADS of each cell (default: $OMP_NUM_THREADS, else 2)\n"
+    "  --cell-timeout S stop a cell after S seconds (default: the preset's)\n"
+    "  --text-data PATH use this text corpus (class folders or TSV, e.g. aclImdb) instead of Spam Assassin\n"
+    "  --no-bench       skip the speed and memory table (and the chart)\n"
+    "  --retry-failed   run again the cells whose record is a failure\n"
+    "  --report-only    rewrite results.md and the charts from the records, run nothing\n"
+    "  --dry-run        print the cells' commands, run nothing\n"
+    "A rerun with the same flags skips finished cells: an interrupted sweep resumes.\n";
+
+}  // namespace
+
+int cmd_lra(const std::vector<std::string>& args) {
+  for (auto& a : args)
+    if (a == "--help" || a == "-h") return std::printf("%s", kLraHelp), 0;
+  Flags f("lra", args,
+          {"preset", "models", "tasks", "out", "model-args", "steps-scale", "threads", "cell-timeout", "text-data",
+           "prepare", "npm-cache"},
+          {"no-bench", "retry-failed", "report-only", "dry-run"});
+  if (!f.has("preset")) fail("lra: --preset is required (quick, mini or full)");
+  const LraPreset& preset = lra_preset(f.str("preset", ""));
+  std::string dir = f.str("out", "runs/lra-" + preset.name);
+  std::string text_source = fs::absolute(f.str("text-data", data_cache_dir() + "/spam-assassin")).lexically_normal();
+
+  // internal: a child preparing one task's data (see prepare_task_data)
+  if (f.has("prepare")) {
+    for (auto& t : preset.tasks)
+      if (t.name == f.str("prepare", ""))
+        return prepare_task_data(t, "data/" + t.name, text_source, f.str("npm-cache", "")), 0;
+    fail("lra: --prepare: unknown task '" + f.str("prepare", "") + "'");
+  }
+
+  LraSweep sw;
+  sw.dir = dir, sw.preset = &preset;
+  // models: every registered one but flash, unless named
+  std::vector<std::string> known = attention_names();
+  if (f.has("models")) {
+    for (auto& m : split_list(f.str("models", ""), ',')) {
+      if (std::find(known.begin(), known.end(), m) == known.end())
+        fail("lra: --models: unknown model '" + m + "' (valid: " + join(known, ", ") + ")");
+      if (std::find(sw.models.begin(), sw.models.end(), m) == sw.models.end()) sw.models.push_back(m);
+    }
+  } else {
+    for (auto& m : known)
+      if (m != "flash") sw.models.push_back(m);
+  }
+  std::vector<std::string> valid_tasks = lra_task_names();
+  for (auto& t : split_list(f.str("tasks", join(valid_tasks, ",")), ',')) {
+    if (std::find(valid_tasks.begin(), valid_tasks.end(), t) == valid_tasks.end())
+      fail("lra: --tasks: unknown task '" + t + "' (valid: " + join(valid_tasks, ", ") + ")");
+    if (std::find(sw.tasks.begin(), sw.tasks.end(), t) == sw.tasks.end()) sw.tasks.push_back(t);
+  }
+  if (sw.models.empty() || sw.tasks.empty()) fail("lra: --models and --tasks must name at least one each");
+  std::map<std::string, std::vector<std::string>> extra;  // --model-args
+  for (auto& item : split_list(f.str("model-args", ""), ';')) {
+    size_t eq = item.find('=');
+    std::string m = item.substr(0, eq);
+    while (!m.empty() && m.back() == ' ') m.pop_back();
+    while (!m.empty() && m.front() == ' ') m.erase(0, 1);
+    if (eq == std::string::npos || std::find(known.begin(), known.end(), m) == known.end())
+      fail("lra: --model-args: expected MODEL=--flag value ..., got '" + item + "' (models: " + join(known, ", ") + ")");
+    extra[m] = split_list(item.substr(eq + 1), ' ');
+  }
+  double scale = f.number("steps-scale", 1.0);
+  if (!(scale > 0 && scale <= 1000)) fail("lra: --steps-scale must be in (0, 1000], got " + f.str("steps-scale", ""));
+  sw.steps_scale = scale;
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  sw.threads = std::to_string(f.integer("threads", omp && std::atoi(omp) > 0 ? std::atoi(omp) : 2));
+  if (std::stoi(sw.threads) < 1 || std::stoi(sw.threads) > 256) fail("lra: --threads must be in 1..256");
+  double timeout = f.number("cell-timeout", preset.cell_timeout_s);
+  if (!(timeout > 0)) fail("lra: --cell-timeout must be positive");
+  bool bench = !f.on("no-bench");
+
+  // the plan: training cells task by task, then the bench
+  std::map<std::string, std::string> data_desc;
+  for (auto& t : preset.tasks) {
+    if (std::find(sw.tasks.begin(), sw.tasks.end(), t.name) == sw.tasks.end()) continue;
+    data_desc[t.name] = data_description(t, text_source);
+    sw.data_notes.push_back(t.name + ": " + data_desc[t.name]);
+    for (auto& m : sw.models) sw.cells.push_back(train_cell(t, m, extra[m], scale, data_desc[t.name]));
+  }
+  if (bench)
+    for (auto& m : sw.models)
+      for (int64_t n : preset.bench.lengths) sw.cells.push_back(bench_cell(preset.bench, n, m, extra[m]));
+  sw.command = "attnzoo lra";
+  for (auto& a : args) sw.command += " " + (a.find(' ') != std::string::npos ? "'" + a + "'" : a);
+
+  std::string exe = self_exe();
+  if (f.on("dry-run")) {
+    std::printf("# %zu cells, run in %s with OMP_NUM_THREADS=%s\n", sw.cells.size(), dir.c_str(), sw.threads.c_str());
+    for (auto& c : sw.cells)
+      std::printf("attnzoo %s%s\n", join(c.args, " ").c_str(),
+                  c.kind == "train" ? (" --out cells/" + c.id + " --quiet").c_str() : "");
+    return 0;
+  }
+  fs::create_directories(dir + "/cells");
+
+  int problems = 0;
+  if (!f.on("report-only")) {
+    std::map<std::string, JsonObject> done = lra_records(sw);
+    std::vector<const LraCell*> todo;
+    for (auto& c : sw.cells) {
+      auto it = done.find(c.id);
+      bool finished = it != done.end() && (json_text(it->second, "status") == "ok" || !f.on("retry-failed"));
+      if (!finished) todo.push_back(&c);
+    }
+    std::fprintf(stderr, "lra: preset %s, %zu models x %zu tasks%s: %zu cells, %zu already done, %zu to run in %s\n",
+                 preset.name.c_str(), sw.models.size(), sw.tasks.size(), bench ? " + bench" : "", sw.cells.size(),
+                 sw.cells.size() - todo.size(), todo.size(), dir.c_str());
+    // data: prepared once, by a child, for the tasks that still have cells to run
+    std::set<std::string> bad_tasks;
+    for (auto& t : preset.tasks) {
+      bool needed = false;
+      for (auto* c : todo) needed |= c->task == t.name;
+      if (!needed || data_ready(dir + "/data/" + t.name, data_desc[t.name])) continue;
+      std::fprintf(stderr, "lra: preparing data/%s: %s\n", t.name.c_str(), data_desc[t.name].c_str());
+      ChildOptions o;
+      o.cwd = dir;
+      o.stderr_path = dir + "/data/" + t.name + ".log";
+      fs::create_directories(dir + "/data");
+      ChildResult r = run_child({exe, "lra", "--preset", preset.name, "--prepare", t.name, "--text-data", text_source,
+                                 "--npm-cache", fs::absolute(data_cache_dir() + "/npm").lexically_normal().string()},
+                                o);
+      if (r.exit_code != 0) {
+        std::fprintf(stderr, "lra: data for %s could not be prepared, its cells are skipped: %s\n", t.name.c_str(),
+                     last_line(o.stderr_path).c_str());
+        bad_tasks.insert(t.name), ++problems;
+      }
+    }
+    Progress prog;
+    prog.total = sw.cells.size();
+    prog.index = sw.cells.size() - todo.size();
+    for (size_t i = 0; i < todo.size(); ++i) {
+      const LraCell& c = *todo[i];
+      if (bad_tasks.count(c.task)) continue;
+      prog.index++;
+      prog.pending.assign(todo.begin() + long(i) + 1, todo.end());
+      std::string record = run_cell(c, dir, exe, sw.threads, timeout, prog);
+      append_line(dir + (c.kind == "train" ? "/results.jsonl" : "/bench.jsonl"), record);
+      if (c.kind == "train") write_lra_report(sw, false);
+    }
+  }
+  std::string chart_problem = write_lra_report(sw, bench);
+  if (!chart_problem.empty()) std::fprintf(stderr, "lra: %s\n", chart_problem.c_str()), ++problems;
+  int failed = 0;
+  for (auto& [id, rec] : lra_records(sw)) failed += json_text(rec, "status") != "ok";
+  std::printf("wrote %s/results.md%s (%d failed cells)\n", dir.c_str(),
+              bench && chart_problem.empty() ? (", " + dir + "/chart.svg, " + dir + "/chart.png").c_str() : "", failed);
+  return problems ? 1 : 0;
+}
+
+}  // namespace az

@@ -1,0 +1,102 @@
+// attnzoo lra: the Long Range Arena picture (Tay et al., ICLR 2021) on one CPU.
+//
+// Every model is trained on ListOps, Text (Spam Assassin bytes), Image
+// (Fashion-MNIST pixels, one token each) and Pathfinder-32 with the same
+// model size and budget within a task; then every model is benched at three
+// lengths.  Each of these "cells" is its own process (this program, `attnzoo
+// train` or `attnzoo bench`), so its peak memory is its own and a crash ends
+// only that cell.  Results are appended to DIR/results.jsonl and
+// DIR/bench.jsonl as cells finish; a rerun skips every cell that already has
+// a record made with the same arguments and data, so an interrupted sweep
+// resumes.  At the end DIR/results.md holds LRA's two tables beside our own,
+// and DIR/chart.{svg,png} LRA's chart: accuracy against speed, bubble area =
+// memory.
+//
+// Layout of DIR:
+//   data/TASK/        the data every model reads (written once, by a child)
+//   cells/TASK-MODEL/ one training run (metrics.jsonl, curves.png, best.ckpt, logs)
+//   cells/bench-N-MODEL/  one bench (stdout.log holds its JSON line)
+//   results.jsonl, bench.jsonl, results.md, chart.{svg,png,gp}
+#pragma once
+#include <string>
+#include <vector>
+
+#include "train/plot.h"
+
+namespace az {
+
+// One task of a preset.  The same row applies to every model.
+struct LraTask {
+  std::string name;        // listops | text | image | pathfinder
+  int64_t seq_len;         // tokens: ListOps' longest expression, Text's bytes kept, pixels of an image
+  int64_t n_train, n_val, n_test;  // examples written to DIR/data (text: 0 = every document)
+  int64_t dim, heads, layers, ffn; // the model
+  int64_t steps, batch, warmup, eval_every;  // the budget
+  double lr;
+  // task-specific data settings: ListOps min length, depth, arity; Pathfinder dashes per path
+  int64_t listops_min = 0, listops_depth = 0, listops_args = 0, difficulty = 0;
+};
+
+// Speed and memory at growing lengths (LRA Table 2), with `attnzoo bench`.
+struct LraBench {
+  std::vector<int64_t> lengths;
+  int64_t batch, dim, heads, layers, ffn, steps, warmup;
+};
+
+struct LraPreset {
+  std::string name, purpose;
+  std::vector<LraTask> tasks;
+  LraBench bench;
+  double cell_timeout_s;  // a cell running longer is stopped and recorded as failed
+  bool hidden = false;    // not listed in --help (the tests' preset)
+};
+
+const std::vector<LraPreset>& lra_presets();
+const LraPreset& lra_preset(const std::string& name);  // throws listing the valid names
+std::vector<std::string> lra_task_names();               // listops, text, image, pathfinder
+
+// One cell of a sweep.  `args` are the child's arguments after the program
+// name, relative to DIR (children run in DIR); `key` is args plus the data's
+// description: a record is reused only when its key matches.
+struct LraCell {
+  std::string kind;   // "train" | "bench"
+  std::string task;   // train: the task; bench: ""
+  std::string model;
+  int64_t seq_len = 0;
+  std::string id;     // "listops-full" | "bench-4096-full": the folder under cells/
+  std::vector<std::string> args;
+  std::string key;
+  int64_t steps = 0;  // train: steps, for the progress line
+};
+
+// LRA's published numbers (paper Tables 1 and 2, ../shared/REFERENCE.md) for
+// the models LRA has, keyed by our model name.
+struct LraPublished {
+  std::string ours, lra_name;
+  double listops, text, image, pathfinder;  // test accuracy, %
+  double speed_1k, speed_2k, speed_4k;      // steps/s relative to the Transformer (0 = not in Table 2)
+  double memory_4k;                         // peak memory at 4K relative to the Transformer (0 = none)
+};
+const std::vector<LraPublished>& lra_published();
+double lra_published_accuracy(const LraPublished& p, const std::string& task);
+
+// What the report needs to know about the sweep.
+struct LraSweep {
+  std::string dir, command, threads;
+  const LraPreset* preset = nullptr;
+  double steps_scale = 1;
+  std::vector<std::string> models, tasks;
+  std::vector<LraCell> cells;
+  std::vector<std::string> data_notes;  // one line per task: what data it read
+};
+
+// The latest record of each planned cell whose key matches, by cell id.
+std::map<std::string, JsonObject> lra_records(const LraSweep& s);
+// DIR/results.md; with charts, also DIR/chart.{svg,png,gp}.  Returns the
+// problem met while drawing ("" if none): the tables never depend on gnuplot.
+std::string write_lra_report(const LraSweep& s, bool charts);
+
+// attnzoo lra --preset quick|mini|full [--models a,b] [--tasks a,b] --out DIR ...
+int cmd_lra(const std::vector<std::string>& args);
+
+}  // namespace az

@@ -1,0 +1,319 @@
+// The report of an `attnzoo lra` sweep (see lra.h): results.md with LRA's two
+// tables (Table 1: accuracy per task and the average; Table 2: steps/s and peak
+// memory relative to full attention), each of our rows beside LRA's published
+// one, and LRA's chart redrawn from our measurements.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "attention/attention.h"
+#include "train/lra.h"
+
+namespace az {
+
+// Tay et al., Long Range Arena, ICLR 2021: Table 1 (test accuracy, %) and
+// Table 2 (byte-level Text, batch 32, TPU v3: steps/s relative to the
+// Transformer at 1K/2K/4K, peak memory at 4K relative to its 9.48 GB).
+// LRA's "Sparse Trans." (Child et al.) is strided attention.
+const std::vector<LraPublished>& lra_published() {
+  static const std::vector<LraPublished> v = {
+      // ours          LRA's row        ListOps   Text  Image  Path.   1K   2K   4K  memory 4K
+      {"full",        "Transformer",     36.37, 64.27, 42.44, 71.40, 1.0, 1.0, 1.0, 1.0},
+      {"local",       "Local Attention", 15.82, 52.98, 41.46, 66.63, 1.1, 1.7, 5.3, 0.14},
+      {"strided",     "Sparse Trans.",   17.07, 63.58, 44.24, 71.71, 0, 0, 0, 0},
+      {"longformer",  "Longformer",      35.63, 62.85, 42.22, 69.71, 0, 0, 0, 0},
+      {"linformer",   "Linformer",       35.70, 53.94, 38.56, 76.34, 1.2, 1.9, 5.5, 0.10},
+      {"reformer",    "Reformer",        37.27, 56.10, 38.07, 68.50, 0.5, 0.4, 0.8, 0.24},
+      {"sinkhorn",    "Sinkhorn",        33.67, 61.20, 41.23, 67.45, 1.1, 1.6, 3.8, 0.16},
+      {"synthesizer", "Synthesizer",     36.99, 61.68, 41.61, 69.45, 1.1, 1.2, 1.4, 0.74},
+      {"bigbird",     "BigBird",         36.05, 64.02, 40.83, 74.87, 0.9, 0.8, 1.1, 0.30},
+      {"linear",      "Linear Trans.",   16.13, 65.90, 42.34, 75.30, 1.1, 1.9, 5.6, 0.11},
+      {"performer",   "Performer",       18.01, 65.40, 42.77, 77.05, 1.2, 1.9, 5.7, 0.11},
+  };
+  return v;
+}
+
+double lra_published_accuracy(const LraPublished& p, const std::string& task) {
+  if (task == "listops") return p.listops;
+  if (task == "text") return p.text;
+  if (task == "image") return p.image;
+  if (task == "pathfinder") return p.pathfinder;
+  return -1;
+}
+
+std::map<std::string, JsonObject> lra_records(const LraSweep& s) {
+  std::map<std::string, std::string> key_of;
+  for (auto& c : s.cells) key_of[c.id] = c.key;
+  std::map<std::string, JsonObject> latest;
+  for (const char* file : {"/results.jsonl", "/bench.jsonl"})
+    for (JsonObject& o : read_jsonl(s.dir + file)) {
+      auto it = key_of.find(json_text(o, "id"));
+      if (it != key_of.end() && json_text(o, "key") == it->second) latest[it->first] = o;
+    }
+  return latest;
+}
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+std::string length_label(int64_t n) { return n % 1024 == 0 ? std::to_string(n / 1024) + "K" : std::to_string(n); }
+
+std::string mb(double v) { return v >= 1024 ? fmt("%.2f GB", v / 1024) : fmt("%.0f MB", v); }
+
+const LraPublished* published(const std::string& model) {
+  for (auto& p : lra_published())
+    if (p.ours == model) return &p;
+  return nullptr;
+}
+
+std::string md_cell(std::string t) {
+  for (char& ch : t)
+    if (ch == '|' || ch == '\n') ch = ch == '|' ? '/' : ' ';
+  return t;
+}
+
+std::string utc_time() {
+  std::time_t t = std::time(nullptr);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+  return b;
+}
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "an unknown CPU";
+}
+
+std::string title_of(const std::string& task) {
+  if (task == "listops") return "ListOps";
+  if (task == "text") return "Text";
+  if (task == "image") return "Image";
+  if (task == "pathfinder") return "Pathfinder";
+  return task;
+}
+
+}  // namespace
+
+std::string write_lra_report(const LraSweep& s, bool charts) {
+  const LraPreset& p = *s.preset;
+  std::map<std::string, JsonObject> rec = lra_records(s);
+  auto ok = [&](const std::string& id) -> const JsonObject* {
+    auto it = rec.find(id);
+    return it != rec.end() && json_text(it->second, "status") == "ok" ? &it->second : nullptr;
+  };
+  std::vector<std::string> order = s.models;  // full attention first, as in LRA's tables
+  auto full_it = std::find(order.begin(), order.end(), "full");
+  if (full_it != order.end()) order.erase(full_it), order.insert(order.begin(), "full");
+
+  // accuracy per (model, task) and the averages
+  std::map<std::string, double> average;
+  std::map<std::string, double> chance;
+  for (auto& t : s.tasks)
+    for (auto& m : order)
+      if (auto* r = ok(t + "-" + m)) chance[t] = 100 * json_number(*r, "majority_rate", 0);
+  std::ostringstream md;
+  md << "# Long Range Arena on a CPU: preset `" << p.name << "`\n\n"
+     << "`" << s.command << "`\n\n"
+     << "Report written " << utc_time() << " on " << cpu_name()
+     << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " cores), OMP_NUM_THREADS=" << s.threads << " per cell. Preset: " << p.purpose
+     << ".\n\n"
+     << "Every model is trained with the same model size and budget within a task (table at the end), each cell in "
+        "its own process; test accuracy is that of the best-validation checkpoint.\n\n";
+
+  md << "## Test accuracy (%), LRA Table 1 layout\n\n| Model | family |";
+  for (auto& t : s.tasks) md << " " << title_of(t) << " |";
+  md << " Avg |\n|---|---|";
+  for (size_t i = 0; i <= s.tasks.size(); ++i) md << "---:|";
+  md << "\n| chance (majority class) | |";
+  double chance_sum = 0;
+  for (auto& t : s.tasks) {
+    md << " " << (chance.count(t) ? fmt("%.1f", chance[t]) : "—") << " |";
+    chance_sum += chance.count(t) ? chance[t] : 0;
+  }
+  bool chance_known = chance.size() == s.tasks.size();
+  md << " " << (chance_known ? fmt("%.1f", chance_sum / double(s.tasks.size())) : "—") << " |\n";
+  for (auto& m : order) {
+    md << "| **" << m << "** | " << attention_info(m).family << " |";
+    double sum = 0;
+    int n = 0;
+    for (auto& t : s.tasks) {
+      auto it = rec.find(t + "-" + m);
+      if (auto* r = ok(t + "-" + m)) {
+        double a = 100 * json_number(*r, "test_acc", 0);
+        sum += a, ++n;
+        md << " " << fmt("%.1f", a) << " |";
+      } else {
+        md << " " << (it == rec.end() ? "" : "failed") << " |";
+      }
+    }
+    if (n == int(s.tasks.size())) average[m] = sum / n;
+    md << " " << (average.count(m) ? fmt("**%.1f**", average[m]) : "—") << " |\n";
+    if (const LraPublished* lp = published(m)) {
+      md << "| *LRA: " << lp->lra_name << "* | |";
+      double ls = 0;
+      for (auto& t : s.tasks) ls += lra_published_accuracy(*lp, t), md << " *" << fmt("%.2f", lra_published_accuracy(*lp, t)) << "* |";
+      md << " *" << fmt("%.2f", ls / double(s.tasks.size())) << "* |\n";
+    }
+  }
+  md << "\nLRA's rows are the paper's (TPU, far longer training, LRA's own data: IMDb reviews for Text, CIFAR-10 for "
+        "Image, ListOps of 500-2000 tokens, Pathfinder-32 with 200K images); its average is recomputed over the tasks "
+        "shown (LRA's Retrieval is not run here), so it differs from the paper's Avg column. Our Text is Spam Assassin "
+        "e-mail bodies (ham or spam, majority class about 70%) and our Image is Fashion-MNIST, so those two columns "
+        "are not comparable with LRA's, only the ranking of the models is. An empty cell has not run; see the failures "
+        "below.\n\n";
+
+  // the cost of each training cell
+  md << "## Training cost: steps/s (evaluation excluded) and peak memory of each cell\n\n| Model |";
+  for (auto& t : s.tasks) md << " " << title_of(t) << " |";
+  md << "\n|---|";
+  for (size_t i = 0; i < s.tasks.size(); ++i) md << "---:|";
+  md << "\n";
+  for (auto& m : order) {
+    md << "| " << m << " |";
+    for (auto& t : s.tasks) {
+      if (auto* r = ok(t + "-" + m))
+        md << " " << fmt("%.2f", json_number(*r, "steps_per_s", 0)) << " · " << mb(json_number(*r, "peak_rss_mb", 0)) << " |";
+      else md << " |";
+    }
+    md << "\n";
+  }
+
+  // speed and memory at growing lengths
+  const LraBench& b = p.bench;
+  int64_t longest = b.lengths.empty() ? 0 : b.lengths.back();
+  bool lra_lengths = b.lengths == std::vector<int64_t>{1024, 2048, 4096};
+  bool any_bench = false;
+  for (auto& c : s.cells) any_bench |= c.kind == "bench";
+  if (any_bench) {
+    md << "\n## Speed and memory, LRA Table 2 layout\n\n"
+       << "`attnzoo bench`: training steps on random bytes, batch " << b.batch << ", " << b.layers << " layer(s), dim "
+       << b.dim << ", " << b.heads << " heads, FFN " << b.ffn << ", " << b.steps << " timed step(s) after " << b.warmup
+       << " warm-up, one process per measurement. Full attention's row is absolute; the others are relative to it at "
+          "the same length (speed: higher is faster; memory: lower is smaller). Peak memory is the whole process's "
+          "(parameters, optimizer state, activations).\n\n| Model";
+    for (size_t i = 0; i < b.lengths.size(); ++i) md << " | " << (i ? "" : "steps/s ") << length_label(b.lengths[i]);
+    for (size_t i = 0; i < b.lengths.size(); ++i) md << " | " << (i ? "" : "peak memory ") << length_label(b.lengths[i]);
+    md << " |\n|---|";
+    for (size_t i = 0; i < 2 * b.lengths.size(); ++i) md << "---:|";
+    md << "\n";
+    for (auto& m : order) {
+      md << "| " << m;
+      for (int pass = 0; pass < 2; ++pass) {
+        const char* field = pass == 0 ? "steps_per_s" : "peak_rss_mb";
+        for (auto n : b.lengths) {
+          std::string id = "bench-" + std::to_string(n) + "-", cell;
+          const JsonObject* r = ok(id + m);
+          const JsonObject* full = ok(id + "full");
+          auto it = rec.find(id + m);
+          if (!r) cell = it == rec.end() ? "" : "failed";
+          else if (m == "full" || !full) cell = pass == 0 ? fmt("%.3g", json_number(*r, field, 0)) : mb(json_number(*r, field, 0));
+          else cell = fmt(pass == 0 ? "%.2fx" : "%.2f", json_number(*r, field, 0) / std::max(1e-9, json_number(*full, field, 0)));
+          md << " | " << cell;
+        }
+      }
+      md << " |\n";
+      const LraPublished* lp = published(m);
+      if (lp && lra_lengths && lp->speed_1k > 0 && m != "full")
+        md << "| *LRA: " << lp->lra_name << "* | *" << fmt("%.1fx", lp->speed_1k) << "* | *" << fmt("%.1fx", lp->speed_2k)
+           << "* | *" << fmt("%.1fx", lp->speed_4k) << "* | | | *" << fmt("%.2f", lp->memory_4k) << "* |\n";
+    }
+    if (lra_lengths)
+      md << "\nLRA's rows: paper Table 2, TPU v3 (steps/s relative to its Transformer; memory at 4K relative to its "
+            "9.48 GB). On a CPU with few threads the quadratic cost shows earlier and the constant factors differ.\n";
+  }
+
+  // the chart
+  std::string problem;
+  if (charts) {
+    BubbleChart ch;
+    std::string task_list;
+    for (auto& t : s.tasks) task_list += (task_list.empty() ? "" : ", ") + title_of(t);
+    ch.title = "Long Range Arena on this CPU (preset " + p.name + ")";
+    ch.xlabel = "training steps/s at " + std::to_string(longest) + " tokens (attnzoo bench, batch " +
+                std::to_string(b.batch) + ", " + std::to_string(b.layers) + " layer(s), dim " + std::to_string(b.dim) +
+                "), log scale";
+    ch.ylabel = "average test accuracy (%): " + task_list;
+    ch.size_note = "family (bubble area: peak memory at " + length_label(longest) + ")";
+    ch.chance = chance_known ? chance_sum / double(s.tasks.size()) : -1;
+    std::vector<std::string> missing;
+    for (auto& m : order) {
+      const JsonObject* r = ok("bench-" + std::to_string(longest) + "-" + m);
+      if (!r || !average.count(m)) {
+        missing.push_back(m);
+        continue;
+      }
+      ch.points.push_back({m, attention_info(m).family, json_number(*r, "steps_per_s", 0), average[m],
+                           json_number(*r, "peak_rss_mb", 0)});
+    }
+    try {
+      draw_bubble_chart(ch, s.dir, "chart");
+      md << "\n## The chart\n\n![accuracy against speed against memory](chart.svg)\n\n"
+         << "x: training steps/s at " << length_label(longest) << " tokens (the bench above); y: average test accuracy "
+         << "over " << task_list << "; bubble area: peak memory at " << length_label(longest)
+         << ". The script is chart.gp.";
+      if (!missing.empty()) {
+        md << " Not drawn (no average or no bench at " << length_label(longest) << "):";
+        for (auto& m : missing) md << " " << m;
+        md << ".";
+      }
+      md << "\n";
+    } catch (const std::exception& e) {
+      problem = std::string("chart not drawn: ") + e.what();
+      md << "\n## The chart\n\n" << md_cell(problem) << "\n";
+    }
+  }
+
+  // failures
+  std::ostringstream fails;
+  for (auto& c : s.cells) {
+    auto it = rec.find(c.id);
+    if (it != rec.end() && json_text(it->second, "status") != "ok")
+      fails << "| " << c.id << " | " << md_cell(json_text(it->second, "error")) << " |\n";
+  }
+  if (!fails.str().empty())
+    md << "\n## Failed cells\n\nEach cell's log is in cells/ID/stderr.log. `--retry-failed` runs them again.\n\n"
+       << "| cell | error (the last line the cell wrote) |\n|---|---|\n" << fails.str();
+
+  // how long it took
+  double wall[2] = {0, 0}, cpu[2] = {0, 0};
+  for (auto& [id, r] : rec) {
+    int k = json_text(r, "kind") == "bench";
+    wall[k] += json_number(r, "wall_seconds", 0), cpu[k] += json_number(r, "cpu_seconds", 0);
+  }
+  md << "\nTime in cells: training " << fmt("%.1f", wall[0] / 60) << " min (CPU " << fmt("%.1f", cpu[0] / 60)
+     << " min), bench " << fmt("%.1f", wall[1] / 60) << " min (CPU " << fmt("%.1f", cpu[1] / 60)
+     << " min). CPU time well below wall time times the threads means the machine was busy with other work.\n";
+
+  // the preset
+  md << "\n## The preset `" << p.name << "`\n\nData (written once to data/TASK, read by every model):\n\n";
+  for (auto& n : s.data_notes) md << "- " << n << "\n";
+  md << "\n| task | seq. length | model (every variant) | budget |\n|---|---:|---|---|\n";
+  for (auto& t : p.tasks) {
+    if (std::find(s.tasks.begin(), s.tasks.end(), t.name) == s.tasks.end()) continue;
+    auto sc = [&](int64_t v) { return std::max<int64_t>(1, int64_t(std::llround(double(v) * s.steps_scale))); };
+    md << "| " << t.name << " | " << t.seq_len << " | dim " << t.dim << ", " << t.heads << " heads, " << t.layers
+       << " layer(s), FFN " << t.ffn << " | " << sc(t.steps) << " steps x batch " << t.batch << ", AdamW lr "
+       << fmt("%g", t.lr) << ", warm-up " << sc(t.warmup) << " then cosine, validation every "
+       << std::min(sc(t.steps), sc(t.eval_every)) << " steps |\n";
+  }
+  md << "\nEach variant runs with its own default settings (`attnzoo models`)"
+     << " unless `--model-args` says otherwise. A cell's run is in cells/TASK-MODEL (metrics.jsonl, curves.png, "
+        "best.ckpt, logs); results.jsonl and bench.jsonl hold one record per cell.\n";
+  std::ofstream(s.dir + "/results.md") << md.str();
+  return problem;
+}
+
+}  // namespace az

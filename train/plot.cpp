@@ -1,0 +1,347 @@
+// Charts with gnuplot, JSONL reading and child processes (see plot.h).
+#include "train/plot.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "autograd/tensor.h"  // fail
+#include "train/cli.h"
+
+namespace az {
+
+namespace fs = std::filesystem;
+
+// ---- JSONL ------------------------------------------------------------------------------
+
+bool parse_json_object(const std::string& s, JsonObject* out) {
+  size_t i = 0;
+  auto ws = [&] {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  };
+  auto string_at = [&](std::string* v) {
+    if (i >= s.size() || s[i] != '"') return false;
+    for (++i; i < s.size() && s[i] != '"'; ++i) {
+      if (s[i] != '\\') {
+        *v += s[i];
+        continue;
+      }
+      if (++i >= s.size()) return false;
+      char e = s[i];
+      *v += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;  // \" \\ \/ and the rest as is
+    }
+    return i++ < s.size();
+  };
+  JsonObject o;
+  ws();
+  if (i >= s.size() || s[i++] != '{') return false;
+  ws();
+  if (i < s.size() && s[i] == '}') return *out = o, true;
+  while (true) {
+    std::string key, value;
+    ws();
+    if (!string_at(&key)) return false;
+    ws();
+    if (i >= s.size() || s[i++] != ':') return false;
+    ws();
+    if (i < s.size() && s[i] == '"') {
+      if (!string_at(&value)) return false;
+    } else {
+      while (i < s.size() && s[i] != ',' && s[i] != '}' && !std::isspace(static_cast<unsigned char>(s[i]))) value += s[i++];
+      if (value.empty() || value[0] == '{' || value[0] == '[') return false;
+    }
+    o[key] = value;
+    ws();
+    if (i < s.size() && s[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < s.size() && s[i] == '}') break;
+    return false;
+  }
+  *out = o;
+  return true;
+}
+
+std::vector<JsonObject> read_jsonl(const std::string& path) {
+  std::vector<JsonObject> rows;
+  std::ifstream in(path);
+  std::string line;
+  JsonObject o;
+  while (std::getline(in, line))
+    if (parse_json_object(line, &o)) rows.push_back(o);
+  return rows;
+}
+
+std::string json_quote(const std::string& s) {
+  std::string r = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') r += '\\', r += ch;
+    else if (ch == '\n') r += "\\n";
+    else if (ch == '\t') r += "\\t";
+    else if (ch == '\r') r += "\\r";
+    else r += ch;
+  }
+  return r + "\"";
+}
+
+double json_number(const JsonObject& o, const std::string& key, double def) {
+  auto it = o.find(key);
+  if (it == o.end()) return def;
+  char* end = nullptr;
+  double v = std::strtod(it->second.c_str(), &end);
+  return end && *end == 0 && !it->second.empty() ? v : def;
+}
+
+std::string json_text(const JsonObject& o, const std::string& key, const std::string& def) {
+  auto it = o.find(key);
+  return it == o.end() ? def : it->second;
+}
+
+// ---- child processes ----------------------------------------------------------------------
+
+ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& o) {
+  if (argv.empty()) fail("run_child: empty command");
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid < 0) fail("cannot fork to run " + argv[0] + ": " + std::strerror(errno));
+  if (pid == 0) {  // the child: only async-signal-safe-ish calls until exec
+    auto redirect = [](const std::string& path, int fd) {
+      if (path.empty()) return;
+      int f = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (f >= 0) dup2(f, fd), close(f);
+    };
+    redirect(o.stdout_path, 1);
+    redirect(o.stderr_path, 2);
+    if (!o.cwd.empty() && chdir(o.cwd.c_str()) != 0) {
+      std::fprintf(stderr, "cannot enter %s: %s\n", o.cwd.c_str(), std::strerror(errno));
+      _exit(127);
+    }
+    for (auto& [k, v] : o.env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  ChildResult r;
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  double next_poll = 1.0, kill_at = -1;
+  while (true) {
+    int status = 0;
+    struct rusage ru;
+    pid_t w = wait4(pid, &status, WNOHANG, &ru);
+    if (w == pid) {
+      r.seconds = elapsed();
+      r.peak_rss_mb = double(ru.ru_maxrss) / 1024.0;  // Linux: kilobytes
+      r.cpu_seconds = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+      if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+      else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+      return r;
+    }
+    if (w < 0 && errno != EINTR) fail(std::string("waiting for a child process: ") + std::strerror(errno));
+    double t = elapsed();
+    if (o.timeout_s > 0 && !r.timed_out && t > o.timeout_s) {
+      r.timed_out = true;
+      kill(pid, SIGTERM);
+      kill_at = t + 5;
+    }
+    if (kill_at > 0 && t > kill_at) kill(pid, SIGKILL), kill_at = -1;
+    if (o.poll && t >= next_poll) o.poll(), next_poll = t + 1.0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(t < 2 ? 20 : 200));
+  }
+}
+
+std::string last_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    // a redrawn progress line keeps only its last state
+    size_t cr = line.rfind('\r');
+    if (cr != std::string::npos) line = line.substr(cr + 1);
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// ---- gnuplot ------------------------------------------------------------------------------
+
+std::string gp_quote(const std::string& s) {
+  std::string r = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') r += '\\';
+    r += ch == '\n' ? ' ' : ch;
+  }
+  return r + "\"";
+}
+
+void draw_with_gnuplot(const std::string& dir, const std::string& name, const std::string& datablocks,
+                       const std::string& body, int width, int height) {
+  fs::create_directories(dir);
+  std::ostringstream gp;
+  gp << "# " << name << ".svg and " << name << ".png, written by attnzoo; rerun with `gnuplot " << name
+     << ".gp` in this folder.\n"
+     << datablocks << "\n"
+     << "set terminal svg size " << width << "," << height
+     << " dynamic noenhanced font 'Helvetica,13' background rgb 'white'\n"
+     << "set output '" << name << ".svg'\n"
+     << body << "\nunset output\n"
+     << "set terminal pngcairo size " << width << "," << height
+     << " noenhanced font 'Helvetica,11' background rgb 'white'\n"
+     << "set output '" << name << ".png'\n"
+     << body << "\nunset output\n";
+  std::string script = dir + "/" + name + ".gp";
+  std::ofstream(script) << gp.str();
+  ChildOptions o;
+  o.cwd = dir;
+  o.stdout_path = "/dev/null";
+  o.stderr_path = dir + "/" + name + ".gnuplot.log";
+  ChildResult r = run_child({"gnuplot", name + ".gp"}, o);
+  std::string err = last_line(o.stderr_path);
+  if (r.exit_code == 127)
+    fail("gnuplot is not installed (Debian: apt-get install gnuplot-nox); the script is " + script);
+  if (r.exit_code != 0) fail("gnuplot failed on " + script + ": " + err);
+  fs::remove(o.stderr_path);
+}
+
+namespace {
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+}  // namespace
+
+void draw_run_curves(const std::string& run_dir, const std::string& out_dir) {
+  std::string path = run_dir + "/metrics.jsonl";
+  if (!fs::exists(path)) fail("plot: " + path + " does not exist (is " + run_dir + " a run directory?)");
+  std::string train, val, title = run_dir, subtitle;
+  int n_train = 0, n_val = 0;
+  for (const JsonObject& o : read_jsonl(path)) {
+    if (o.count("final")) {
+      subtitle = "test accuracy " + json_text(o, "test_acc") + " at the best validation step " +
+                 json_text(o, "best_step");
+    } else if (o.count("val_acc")) {
+      val += json_text(o, "step") + " " + json_text(o, "val_loss") + " " + json_text(o, "val_acc") + "\n", ++n_val;
+    } else if (o.count("loss")) {
+      train += json_text(o, "step") + " " + json_text(o, "loss") + " " + json_text(o, "train_acc") + "\n", ++n_train;
+    }
+  }
+  if (n_train == 0) fail("plot: " + path + " has no training steps yet");
+  std::ifstream cfg(run_dir + "/config.json");
+  std::string cfg_text((std::istreambuf_iterator<char>(cfg)), std::istreambuf_iterator<char>());
+  auto field = [&](const std::string& key) {  // "key": "value" anywhere in config.json
+    size_t p = cfg_text.find("\"" + key + "\": \"");
+    if (p == std::string::npos) return std::string();
+    p += key.size() + 5;
+    return cfg_text.substr(p, cfg_text.find('"', p) - p);
+  };
+  if (!field("model").empty()) title = field("model") + " on " + field("task") + " (" + run_dir + ")";
+  std::string data = "$train << EOD\n" + train + "EOD\n";
+  if (n_val) data += "$val << EOD\n" + val + "EOD\n";
+  std::string valplot_loss = n_val ? ", $val using 1:2 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation loss'" : "";
+  std::string valplot_acc = n_val ? ", $val using 1:3 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation accuracy'" : "";
+  std::string body =
+      "set multiplot layout 1,2 title " + gp_quote(title + (subtitle.empty() ? "" : ": " + subtitle)) + "\n"
+      "set grid\nset xlabel 'step'\nset ylabel 'loss'\nset key top right\n"
+      "plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)'" +
+      valplot_loss + "\n"
+      "set ylabel 'accuracy'\nset yrange [0:1]\nset key bottom right\n"
+      "plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)'" +
+      valplot_acc + "\nset autoscale y\nunset multiplot";
+  draw_with_gnuplot(out_dir.empty() ? run_dir : out_dir, "curves", data, body, 1100, 450);
+}
+
+// Families keep one colour in every chart.
+static std::string family_colour(const std::string& family) {
+  if (family == "dense") return "1f77b4";
+  if (family == "fixed") return "2ca02c";
+  if (family == "learned") return "ff7f0e";
+  if (family == "low-rank/kernel") return "9467bd";
+  if (family == "attention-free") return "8c564b";
+  return "7f7f7f";
+}
+
+void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::string& name) {
+  std::ostringstream data, body;
+  std::vector<std::string> families;
+  double max_mem = 0, xmin = 1e300, xmax = 0, ymin = 1e300, ymax = -1e300;
+  for (auto& p : c.points) {
+    if (std::find(families.begin(), families.end(), p.family) == families.end()) families.push_back(p.family);
+    max_mem = std::max(max_mem, p.memory_mb);
+    xmin = std::min(xmin, p.steps_per_s), xmax = std::max(xmax, p.steps_per_s);
+    ymin = std::min(ymin, p.accuracy), ymax = std::max(ymax, p.accuracy);
+  }
+  // Point size grows with sqrt(memory), so that the bubble's area is proportional to it.
+  auto size = [&](double mem) { return max_mem > 0 ? std::max(0.8, 7.0 * std::sqrt(mem / max_mem)) : 2.0; };
+  for (size_t f = 0; f < families.size(); ++f) {
+    data << "$f" << f << " << EOD\n";
+    for (auto& p : c.points)
+      if (p.family == families[f])
+        data << gp_quote(p.model) << " " << num(p.steps_per_s) << " " << num(p.accuracy) << " " << num(size(p.memory_mb))
+             << "\n";
+    data << "EOD\n";
+  }
+  body << "set title " << gp_quote(c.title) << "\n"
+       << "set xlabel " << gp_quote(c.xlabel) << "\nset ylabel " << gp_quote(c.ylabel) << "\n"
+       << "set grid\nset key outside right top title " << gp_quote(c.size_note) << "\n";
+  if (c.points.empty()) {
+    body << "set label 1 'no model has both an average accuracy and a bench at the longest length yet' at graph 0.5,0.5 "
+            "center\nplot [0:1][0:1] NaN notitle\n";
+    draw_with_gnuplot(dir, name, data.str(), body.str(), 1100, 650);
+    return;
+  }
+  double lo = std::min(ymin, c.chance >= 0 ? c.chance : ymin), hi = std::max(ymax, c.chance);
+  double pad = std::max(3.0, 0.12 * (hi - lo));
+  body << "set logscale x\nset xrange [" << num(xmin / 1.8) << ":" << num(xmax * 1.8) << "]\n"
+       << "set yrange [" << num(lo - pad) << ":" << num(hi + pad) << "]\n";
+  int k = 1;
+  for (auto& p : c.points)  // labels above their bubble, clear of it
+    body << "set label " << k++ << " " << gp_quote(p.model) << " at " << num(p.steps_per_s) << "," << num(p.accuracy)
+         << " center offset char 0," << num(0.35 * size(p.memory_mb) + 0.9) << " front\n";
+  if (c.chance >= 0)
+    body << "set arrow from graph 0, first " << num(c.chance) << " to graph 1, first " << num(c.chance)
+         << " nohead dt 2 lc rgb '#888888'\nset label " << k++ << " 'chance (majority class)' at graph 0.01, first "
+         << num(c.chance) << " offset 0,0.6 left textcolor rgb '#888888'\n";
+  body << "plot ";
+  for (size_t f = 0; f < families.size(); ++f) {
+    std::string col = family_colour(families[f]);
+    body << (f ? ", \\\n     " : "") << "$f" << f << " using 2:3:4 with points pt 7 ps variable lc rgb '#70" << col
+         << "' title " << gp_quote(families[f]) << ", $f" << f
+         << " using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#" << col << "' notitle";
+  }
+  body << "\n";
+  draw_with_gnuplot(dir, name, data.str(), body.str(), 1100, 650);
+}
+
+// ---- attnzoo plot ---------------------------------------------------------------------------
+
+int cmd_plot(const std::vector<std::string>& args) {
+  for (auto& a : args)
+    if (a == "--help" || a == "-h")
+      return std::printf("attnzoo plot --run DIR [--out DIR2]\n"
+                         "  draws a run's training and validation curves (loss and accuracy against step, from\n"
+                         "  DIR/metrics.jsonl) as curves.svg and curves.png, with the gnuplot script curves.gp,\n"
+                         "  in DIR (or DIR2)\n"), 0;
+  Flags f("plot", args, {"run", "out"}, {});
+  if (!f.has("run")) fail("plot: --run DIR is required (a run directory holding metrics.jsonl)");
+  std::string run = f.str("run", ""), out = f.str("out", run);
+  draw_run_curves(run, out);
+  std::printf("wrote %s/curves.svg and %s/curves.png\n", out.c_str(), out.c_str());
+  return 0;
+}
+
+}  // namespace az

@@ -1,0 +1,80 @@
+// Charts drawn by gnuplot, and the two small helpers the `plot` and `lra`
+// commands share: reading our JSONL files and running a child program.
+//
+// We never rasterise by hand: every chart is a gnuplot script (kept beside the
+// pictures, so a reader can restyle it and rerun `gnuplot NAME.gp`) with its
+// data inline, drawn once as SVG and once as PNG (pngcairo).
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace az {
+
+// ---- JSONL ------------------------------------------------------------------------------
+// One flat JSON object, {"key": "text" | number | true | false | null, ...}, as
+// our metrics and results files write them.  Values are kept as text (strings
+// unescaped); nested objects and arrays are not supported.
+using JsonObject = std::map<std::string, std::string>;
+bool parse_json_object(const std::string& line, JsonObject* out);  // false if malformed
+// Every well-formed line of a JSONL file (missing file: empty).  Malformed
+// lines are skipped: a line cut short by an interrupted run must not stop a resume.
+std::vector<JsonObject> read_jsonl(const std::string& path);
+std::string json_quote(const std::string& s);  // "s" with \" \\ \n \t escaped
+double json_number(const JsonObject& o, const std::string& key, double def);
+std::string json_text(const JsonObject& o, const std::string& key, const std::string& def = "");
+
+// ---- child processes ----------------------------------------------------------------------
+struct ChildOptions {
+  std::string cwd;                            // "" = ours
+  std::string stdout_path, stderr_path;       // "" = inherit
+  std::map<std::string, std::string> env;     // set in the child only
+  double timeout_s = 0;                       // > 0: SIGTERM, then SIGKILL 5 s later
+  std::function<void()> poll;                 // called about once a second while it runs
+};
+struct ChildResult {
+  int exit_code = -1;     // exit status, or -1 when a signal ended it
+  int signal = 0;
+  bool timed_out = false;
+  double seconds = 0;     // wall clock
+  double cpu_seconds = 0; // user + system time of the child (and its waited-for children)
+  double peak_rss_mb = 0; // the child's own peak resident set (wait4's ru_maxrss)
+};
+// fork + execvp(argv[0], argv).  An exec failure is exit code 127 with the
+// reason on the child's stderr.
+ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& o);
+// The last non-empty line of a file ("" if none): a failed child's message.
+std::string last_line(const std::string& path);
+
+// ---- gnuplot ------------------------------------------------------------------------------
+// A gnuplot string literal "..." (double quotes, \ and " escaped).
+std::string gp_quote(const std::string& s);
+// Writes DIR/NAME.gp (datablocks + `body` drawn twice: NAME.svg, NAME.png) and
+// runs gnuplot in DIR.  Throws naming gnuplot's last error line, or saying how
+// to install gnuplot when it is missing.
+void draw_with_gnuplot(const std::string& dir, const std::string& name, const std::string& datablocks,
+                       const std::string& body, int width, int height);
+
+// Training and validation curves of one run directory (its metrics.jsonl):
+// loss and accuracy against step, as DIR/curves.{svg,png,gp} (or out_dir/).
+void draw_run_curves(const std::string& run_dir, const std::string& out_dir = "");
+
+// The LRA bubble chart: one bubble per model.
+struct BubblePoint {
+  std::string model, family;
+  double steps_per_s = 0;  // x (log scale)
+  double accuracy = 0;     // y, %
+  double memory_mb = 0;    // bubble area
+};
+struct BubbleChart {
+  std::string title, xlabel, ylabel, size_note;
+  double chance = -1;      // a dashed line at this accuracy (< 0: none)
+  std::vector<BubblePoint> points;
+};
+void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::string& name);
+
+// attnzoo plot --run DIR [--out DIR2]
+int cmd_plot(const std::vector<std::string>& args);
+
+}  // namespace az
