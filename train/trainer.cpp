@@ -31,6 +31,7 @@ std::string json_map(const std::map<std::string, std::string>& m) {
 
 std::string fmt_time(double s) {
   char b[32];
+  if (!(s < 1e9)) return "over 30 years";  // --steps 9e15: int(s / 3600) would overflow
   if (s >= 3600) std::snprintf(b, sizeof b, "%dh%02dm", int(s / 3600), int(s / 60) % 60);
   else std::snprintf(b, sizeof b, "%dm%02ds", int(s / 60), int(s) % 60);
   return b;
