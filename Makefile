@@ -131,6 +131,9 @@ FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 $(FUZZ_BUILD)/%.o: %.cpp | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+# stb_image calls memcpy(NULL, p, 0) for an empty PNG chunk: undefined on paper,
+# harmless in fact, and not ours to change; every other check stays on for stb.
+$(FUZZ_BUILD)/tests/fuzz/stb_impl.o: FUZZ_CFLAGS += -fno-sanitize=nonnull-attribute
 $(FUZZ_BUILD)/libfuzzlib.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
 	$(AR) $(ARFLAGS) $@ $^

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -243,12 +244,20 @@ std::vector<uint8_t> read_image(const std::string& path, int channels, int* widt
   int w = 0, h = 0, file_channels = 0;
   // The header says how large the decoded image is: a 100-byte file may announce
   // a billion pixels, which stb would allocate.  Refuse that first.
-  if (stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &file_channels) &&
-      int64_t(w) * h > int64_t(4096) * 4096) {
-    throw DataError("image: " + path + ": " + std::to_string(w) + "x" + std::to_string(h) +
+  // (stb_image 2.27 reports a top-down BMP's height as negative here.)
+  auto too_large = [&](int64_t pw, int64_t ph) {
+    return std::llabs(pw) * std::llabs(ph) > int64_t(4096) * 4096;
+  };
+  if (stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &file_channels) && too_large(w, h)) {
+    throw DataError("image: " + path + ": " + std::to_string(w) + "x" + std::to_string(std::llabs(h)) +
                     " pixels, expected at most 4096x4096");
   }
   stbi_uc* px = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &file_channels, channels);
+  if (px && too_large(w, h)) {  // in case info and load ever disagree again
+    stbi_image_free(px);
+    throw DataError("image: " + path + ": " + std::to_string(w) + "x" + std::to_string(h) +
+                    " pixels, expected at most 4096x4096");
+  }
   if (!px) {
     const char* why = stbi_failure_reason();
     throw DataError("image: " + path + ": cannot decode (" + (why ? why : "unknown") +

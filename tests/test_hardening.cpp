@@ -32,6 +32,7 @@
 #include "tests/fuzz/fuzz_listops.cpp"
 #include "tests/fuzz/fuzz_tar.cpp"
 #include "tests/fuzz/fuzz_text.cpp"
+#include "data/image_folder.h"
 #include "train/trainer.h"
 
 using namespace az;
@@ -168,6 +169,46 @@ TEST_CASE("every saved fuzz input (seed corpus and regressions) is refused or re
       }
     }
   CHECK(replayed >= 6);  // at least a seed per target
+}
+
+TEST_CASE("images that stb would mishandle are refused before it decodes them") {
+  TempDir dir;
+  auto write = [&](const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    return dir / name;
+  };
+  auto error = [&](const std::string& path) {
+    int w = 0, h = 0;
+    return error_of([&] { read_image(path, 1, &w, &h); });
+  };
+  auto be32 = [](std::vector<uint8_t>& v, uint32_t x) {
+    for (int s = 24; s >= 0; s -= 8) v.push_back(uint8_t(x >> s));
+  };
+  // a 100-byte PNG announcing 20000 x 20000 pixels (stb would allocate 400 MB, our tokens 1.6 GB)
+  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  std::vector<uint8_t> ihdr = {'I', 'H', 'D', 'R'};
+  be32(ihdr, 20000), be32(ihdr, 20000);
+  for (uint8_t b : {8, 0, 0, 0, 0}) ihdr.push_back(b);
+  be32(png, 13);
+  png.insert(png.end(), ihdr.begin(), ihdr.end());
+  be32(png, uint32_t(crc32(0, ihdr.data(), uInt(ihdr.size()))));
+  png.resize(100, 0);
+  CHECK(contains(error(write("huge.png", png)), "20000x20000 pixels, expected at most 4096x4096"));
+  // formats outside PNG, JPEG and BMP never reach stb's other decoders
+  CHECK(contains(error(write("x.png", {'G', 'I', 'F', '8', '9', 'a', 1, 0, 1, 0, 0, 0, 0})),
+                 "cannot decode (no PNG, JPEG or BMP signature)"));
+  // the inputs the fuzzer found (see tests/fuzz/regressions/image): mode byte first
+  fs::path reg = fs::path(__FILE__).parent_path() / "fuzz/regressions/image";
+  auto input = [&](const char* name) {
+    std::ifstream in(reg / name, std::ios::binary);
+    std::vector<uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(b.size() > 1);
+    return std::vector<uint8_t>(b.begin() + 1, b.end());
+  };
+  CHECK(contains(error(write("dht.jpg", input("stb-jpeg-dht-counts-over-256"))), "cannot decode (corrupt JPEG Huffman table)"));
+  CHECK(contains(error(write("h0.bmp", input("stb-bmp-height-0-resize"))), "cannot decode (2054x0 pixels)"));
+  CHECK(contains(error(write("tall.bmp", input("stb-bmp-top-down-4194305-rows-slow-resize"))),
+                 "6x4194305 pixels, expected at most 4096x4096"));
 }
 
 // ---- checkpoints that are interrupted or cannot be written ---------------------------------
@@ -420,6 +461,8 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"train --task image-folder --data /tmp --image-size 1e9", "--image-size 1000000000 is too large"},
       {"train --task image-folder --data /tmp --image-size -1", "--image-size must not be negative"},
       {"train --channels 2", "--channels must be 1 or 3, got 2"},
+      {"train --task image --seq-len 100", "--seq-len 100 is shorter than the 784 pixels per image"},
+      {"train --task image --input patches --patch 4 --seq-len 10", "--seq-len 10 is shorter than the 49 patches"},
       {"train --difficulty 0", "--difficulty must be in 3..40, got 0"},
       {"train --difficulty 1e9", "--difficulty must be in 3..40, got 1000000000"},
       {"train --task text --data /dev/zero", "'/dev/zero' is not a regular file"},
@@ -427,6 +470,8 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"train --resume /dev/zero", "checkpoint /dev/zero is not a regular file"},
       {"train --resume " + dir.path, "is not a regular file (it is a directory)"},
       {"train --resume", "--resume needs a value"},
+      {"train --steps 1 --out /dev/null/x", "/dev/null/x"},
+      {"train --task image-folder --data /nonexistent/x", "/nonexistent/x: no such directory"},
       // train: names and switches
       {"train --model", "--model needs a value"},
       {"train --model ''", "unknown model '' (valid: "},
@@ -479,6 +524,11 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"bench --batch 0", "--batch and --steps must be positive"},
       {"bench --dim 7 --heads 2", "--heads 2 must divide --dim 7"},
       {"bench --heads 0", "--heads must be positive, got 0"},
+      {"bench --ffn 0", "--ffn must be positive, got 0"},
+      {"bench --dropout 2", "--dropout must be in [0,1)"},
+      {"bench --attn-dropout -1", "--attn-dropout must be in [0,1)"},
+      {"bench --pool none", "--pool must be mean or cls, got 'none'"},
+      {"bench --positions none", "--positions must be learned or sinusoidal, got 'none'"},
       {"bench --layers 1e9", "--layers 1000000000 is too large"},
       {"bench --dim 1e15 --heads 1", "--dim 1000000000000000 is too large"},
       {"bench --model local --window 1e18", "out of range for model 'local'"},
@@ -508,11 +558,30 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"attnmap --ckpt " + good + " --index abc", "--index expects a number, got 'abc'"},
       {"attnmap --ckpt " + good + " --split x", "--split must be train, val or test, got 'x'"},
       {"attnmap --ckpt " + good + " --out /nonexistent/dir/a.png", "write failed"},
+      {"attnmap --ckpt " + good + " --data /nonexistent/x", "/nonexistent/x/train.tsv: file not found"},
+      // lra and plot
+      {"lra", "--preset is required"},
+      {"lra --preset huge", "unknown preset 'huge'"},
+      {"lra --preset quick --threads 1e9 --dry-run --out " + dir / "lra", "--threads must be in 1..256"},
+      {"lra --preset quick --steps-scale nan --dry-run --out " + dir / "lra", "--steps-scale expects a number, got 'nan'"},
+      {"lra --preset quick --steps-scale 1e300 --dry-run --out " + dir / "lra", "--steps-scale must be in (0, 1000]"},
+      {"lra --preset quick --cell-timeout -1 --dry-run --out " + dir / "lra", "--cell-timeout must be positive"},
+      {"lra --preset quick --models nope --dry-run --out " + dir / "lra", "unknown model 'nope'"},
+      {"lra --preset quick --tasks nope --dry-run --out " + dir / "lra", "unknown task 'nope'"},
+      {"lra --preset quick --model-args local --dry-run --out " + dir / "lra", "expected MODEL=--flag value"},
+      {"plot", "--run DIR is required"},
+      {"plot --run /dev/zero", "/dev/zero/metrics.jsonl does not exist"},
   };
+  // Huge but valid values run (the ETA of 9e15 steps once overflowed an int).
+  std::string err;
+  CHECK(run_cli("train --steps 9e15 --stop-after 2 --log-every 1 --eval-every 9e15 --warmup 1e15 --eval-limit 8 "
+                "--batch 2 --dim 8 --heads 2 --layers 1 --ffn 8 --quiet" + out, &err) == 0);
+  CHECK_FALSE(contains(err, "runtime error"));
+  CHECK_FALSE(contains(err, "attnzoo train:"));
   for (auto& c : cases) {
     CAPTURE(c.args);
     std::string err;
-    bool train = c.args.rfind("train", 0) == 0;
+    bool train = c.args.rfind("train", 0) == 0 && !contains(c.args, "--out");
     int st = run_cli(c.args + (train ? out : ""), &err);
     CHECK(st == 2);
     CHECK(contains(err, c.expect));

@@ -245,6 +245,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   bc.profile = f.on("profile");
   if (bc.batch <= 0 || bc.steps <= 0 || bc.warmup < 0) fail("bench: --batch and --steps must be positive, --warmup not negative");
   if (bc.steps > 1000000 || bc.warmup > 1000000) fail("bench: --steps and --warmup must be at most 1000000");
+  if (!(bc.model.dropout >= 0 && bc.model.dropout < 1))  // run_bench then sets it to 0, but a bad value is still an error
+    fail("--dropout must be in [0,1), got " + f.str("dropout", ""));
   if (bc.batch > kMaxBatch || double(bc.batch) * double(bc.model.max_len) > double(kMaxBatchTokens))
     fail("bench: --batch " + std::to_string(bc.batch) + " x --seq-len " + std::to_string(bc.model.max_len) +
          " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");

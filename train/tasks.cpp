@@ -37,6 +37,8 @@ static void image_view(const TrainConfig& tc, ModelConfig& mc, TaskData& t, bool
   } else {
     int64_t n = int64_t(d.height) * d.width * d.channels;
     if (!seq_len_given) mc.max_len = n;
+    else if (mc.max_len < n)  // the batcher would silently keep only the first rows
+      fail("--seq-len " + std::to_string(mc.max_len) + " is shorter than the " + std::to_string(n) + " pixels per image");
   }
 }
 
