@@ -74,7 +74,7 @@ const std::vector<LraPreset>& lra_presets() {
         {"text",      4096,     0,    0,    0, 64, 4, 2, 128,  600,   4,  60, 150, 1e-3},
         {"image",      784, 55000, 2000, 10000, 64, 4, 1, 128, 1500,  32, 150, 500, 1e-3},
         {"pathfinder", 1024, 80000, 2000, 2000, 32, 4, 2,  64, 1000,  32, 100, 250, 1e-3, 0, 0, 0, 14}},
-       {{1024, 2048, 4096}, 4, 128, 4, 2, 256, 3, 1},
+       {{1024, 2048, 4096}, 2, 128, 4, 2, 256, 3, 1},
        12 * 3600},
       {"tiny",
        "for the tests: a handful of steps on a few dozen examples (seconds)",
@@ -110,14 +110,14 @@ namespace {
 int64_t side_of(const LraTask& t) { return int64_t(std::lround(std::sqrt(double(t.seq_len)))); }
 
 // What the data of a task is; a changed description re-prepares it and redoes its cells.
-std::string data_description(const LraTask& t, const std::string& text_source) {
+std::string data_description(const LraTask& t, const std::string& text_label) {
   std::ostringstream o;
   if (t.name == "listops")
     o << "ListOps, LRA's rules at depth " << t.listops_depth << ", arity 2-" << t.listops_args << ", "
       << t.listops_min << " < length < " << t.seq_len << ", " << t.n_train << "/" << t.n_val << "/" << t.n_test
       << " examples, seed 1";
   else if (t.name == "text")
-    o << "byte-level text from " << text_source << ", first " << t.seq_len << " bytes, "
+    o << "byte-level text, " << text_label << ", first " << t.seq_len << " bytes, "
       << (t.n_train ? std::to_string(t.n_train) + "/" + std::to_string(t.n_val) + "/" + std::to_string(t.n_test) +
                           " documents"
                     : std::string("every document"))
@@ -186,7 +186,6 @@ void prepare_task_data(const LraTask& t, const std::string& out, const std::stri
     c.path_segments = int(t.difficulty);
     write_image_splits(generate_pathfinder_splits(c, int(t.n_train), int(t.n_val), int(t.n_test), 1), tmp);
   }
-  std::ofstream(tmp + kStamp) << data_description(t, text_source) << "\n";
   fs::remove_all(out);
   fs::rename(tmp, out);
 }
@@ -495,6 +494,8 @@ int cmd_lra(const std::vector<std::string>& args) {
   const LraPreset& preset = lra_preset(f.str("preset", ""));
   std::string dir = f.str("out", "runs/lra-" + preset.name);
   std::string text_source = fs::absolute(f.str("text-data", data_cache_dir() + "/spam-assassin")).lexically_normal();
+  // (the description, part of each text cell's key, names the corpus, not where this machine keeps it)
+  std::string text_label = f.has("text-data") ? "from " + f.str("text-data", "") : "Spam Assassin e-mail bodies";
 
   // internal: a child preparing one task's data (see prepare_task_data)
   if (f.has("prepare")) {
@@ -549,7 +550,7 @@ int cmd_lra(const std::vector<std::string>& args) {
   std::map<std::string, std::string> data_desc;
   for (auto& t : preset.tasks) {
     if (std::find(sw.tasks.begin(), sw.tasks.end(), t.name) == sw.tasks.end()) continue;
-    data_desc[t.name] = data_description(t, text_source);
+    data_desc[t.name] = data_description(t, text_label);
     sw.data_notes.push_back(t.name + ": " + data_desc[t.name]);
     for (auto& m : sw.models) sw.cells.push_back(train_cell(t, m, extra[m], scale, data_desc[t.name]));
   }
@@ -599,6 +600,8 @@ int cmd_lra(const std::vector<std::string>& args) {
         std::fprintf(stderr, "lra: data for %s could not be prepared, its cells are skipped: %s\n", t.name.c_str(),
                      last_line(o.stderr_path).c_str());
         bad_tasks.insert(t.name), ++problems;
+      } else {
+        std::ofstream(dir + "/data/" + t.name + kStamp) << data_desc[t.name] << "\n";
       }
     }
     Progress prog;

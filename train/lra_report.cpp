@@ -176,7 +176,10 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
         "below.\n\n";
 
   // the cost of each training cell
-  md << "## Training cost: steps/s (evaluation excluded) and peak memory of each cell\n\n| Model |";
+  md << "## Training cost: steps/s (evaluation excluded) and peak memory of each cell\n\n"
+     << "Peak memory is the cell's whole process: data, model, optimizer state, activations, and the allocator's "
+        "cache of freed buffers, which grows with the number of distinct batch shapes (ListOps and Text batches vary "
+        "in length). The bench below compares memory at fixed shapes.\n\n| Model |";
   for (auto& t : s.tasks) md << " " << title_of(t) << " |";
   md << "\n|---|";
   for (size_t i = 0; i < s.tasks.size(); ++i) md << "---:|";

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,9 +115,13 @@ std::string json_text(const JsonObject& o, const std::string& key, const std::st
 ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& o) {
   if (argv.empty()) fail("run_child: empty command");
   auto t0 = std::chrono::steady_clock::now();
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) fail("cannot fork to run " + argv[0] + ": " + std::strerror(errno));
   if (pid == 0) {  // the child: only async-signal-safe-ish calls until exec
+    // die with the parent (killed sweeps leave no orphan writing into a cell a rerun starts afresh)
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);
     auto redirect = [](const std::string& path, int fd) {
       if (path.empty()) return;
       int f = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -306,12 +311,55 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
   }
   double lo = std::min(ymin, c.chance >= 0 ? c.chance : ymin), hi = std::max(ymax, c.chance);
   double pad = std::max(3.0, 0.12 * (hi - lo));
-  body << "set logscale x\nset xrange [" << num(xmin / 1.8) << ":" << num(xmax * 1.8) << "]\n"
-       << "set yrange [" << num(lo - pad) << ":" << num(hi + pad) << "]\n";
-  int k = 1;
-  for (auto& p : c.points)  // labels above their bubble, clear of it
+  double x0 = xmin / 1.8, x1 = xmax * 1.8, y0 = lo - pad, y1 = hi + pad;
+  body << "set logscale x\nset xrange [" << num(x0) << ":" << num(x1) << "]\n"
+       << "set yrange [" << num(y0) << ":" << num(y1) << "]\n";
+  // tics at 1, 2, 5 x 10^k: a log axis spanning less than a decade would show one number or none
+  std::string tics;
+  for (int e = int(std::floor(std::log10(x0))); e <= int(std::ceil(std::log10(x1))); ++e)
+    for (double m : {1.0, 2.0, 5.0}) {
+      double t = m * std::pow(10.0, e);
+      if (t >= x0 && t <= x1) tics += (tics.empty() ? "" : ", ") + gp_quote(num(t)) + " " + num(t);
+    }
+  body << "set xtics (" << tics << ")\n";
+  // Labels: above the bubble, else below, right or left, whichever first clears the labels and
+  // bubbles already placed.  Positions in pixels of an estimated 720 x 560 plot area; a character
+  // is about 7 x 14 pixels, a bubble's radius about 3.2 pixels per unit of point size.
+  struct Box {
+    double x, y, w, h;  // centre, size
+    bool hits(const Box& o) const { return std::fabs(x - o.x) * 2 < w + o.w && std::fabs(y - o.y) * 2 < h + o.h; }
+  };
+  auto px = [&](const BubblePoint& p) {
+    return 720 * (std::log10(p.steps_per_s) - std::log10(x0)) / (std::log10(x1) - std::log10(x0));
+  };
+  auto py = [&](const BubblePoint& p) { return 560 * (p.accuracy - y0) / (y1 - y0); };
+  std::vector<Box> placed;
+  for (auto& p : c.points) {
+    double r = 3.2 * size(p.memory_mb);
+    placed.push_back({px(p), py(p), 2 * r, 2 * r});
+  }
+  int k = 1, own = -1;
+  for (auto& p : c.points) {
+    ++own;  // this point's own bubble is placed[own]
+    double r = 3.2 * size(p.memory_mb), w = 7.0 * double(p.model.size()), h = 14;
+    double dx = r + 4 + w / 2, dy = r + 10;
+    std::vector<std::pair<double, double>> tries = {{0, dy},   {0, -dy},      {dx, 0},       {-dx, 0},
+                                                    {dx, dy},  {-dx, dy},     {dx, -dy},     {-dx, -dy}};
+    std::pair<double, double> pick = tries[0];
+    double least = 1e300;
+    for (auto& t : tries) {  // the first position that overlaps nothing, else the one that overlaps least
+      Box b{px(p) + t.first, py(p) + t.second, w, h};
+      double overlap = 0;
+      for (size_t i = 0; i < placed.size(); ++i)
+        if (int(i) != own && placed[i].hits(b))
+          overlap += (w + placed[i].w) / 2 - std::fabs(b.x - placed[i].x) + (h + placed[i].h) / 2 - std::fabs(b.y - placed[i].y);
+      if (overlap < least) least = overlap, pick = t;
+      if (overlap == 0) break;
+    }
+    placed.push_back({px(p) + pick.first, py(p) + pick.second, w, h});
     body << "set label " << k++ << " " << gp_quote(p.model) << " at " << num(p.steps_per_s) << "," << num(p.accuracy)
-         << " center offset char 0," << num(0.35 * size(p.memory_mb) + 0.9) << " front\n";
+         << " center offset char " << num(pick.first / 7) << "," << num(pick.second / 14) << " front\n";
+  }
   if (c.chance >= 0)
     body << "set arrow from graph 0, first " << num(c.chance) << " to graph 1, first " << num(c.chance)
          << " nohead dt 2 lc rgb '#888888'\nset label " << k++ << " 'chance (majority class)' at graph 0.01, first "
