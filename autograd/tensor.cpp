@@ -31,58 +31,98 @@ int64_t numel_of(const Shape& s) {
 void fail(const std::string& msg) { throw Error(msg); }
 
 // ---- storage pool -----------------------------------------------------------
+// Freed buffers are kept by size class (8 classes per octave, so a request is
+// rounded up by at most 12.5% and sequences of slightly different lengths share
+// buffers) and handed out again, newest first.  The cache never holds more
+// than the largest amount ever in use at once (at least 64 MiB): beyond that
+// the buffers freed longest ago go back to the system.  So memory stays below
+// twice the true peak however many batch shapes a run sees (ListOps and text
+// batches vary in length), and a loop of fixed shapes never calls malloc.
 namespace {
 struct Pool {
   std::mutex mu;
-  std::unordered_map<size_t, std::vector<float*>> free;  // by rounded byte size
-  size_t cached = 0;
-  static constexpr size_t kCap = size_t(8) << 30;  // keep at most 8 GiB cached
+  std::map<uint64_t, std::pair<size_t, float*>> by_age;  // free stamp -> (class bytes, buffer)
+  std::unordered_map<size_t, std::vector<uint64_t>> free;  // class bytes -> stamps, oldest first
+  size_t cached = 0, live = 0, peak_live = 0;
+  uint64_t clock = 0;
+  static constexpr size_t kMinCap = size_t(64) << 20;
   ~Pool() { release(); }
   void release() {
     std::lock_guard<std::mutex> l(mu);
-    for (auto& kv : free)
-      for (float* p : kv.second) std::free(p);
+    for (auto& kv : by_age) std::free(kv.second.second);
+    by_age.clear();
     free.clear();
     cached = 0;
+  }
+  void evict_oldest() {  // caller holds mu
+    auto it = by_age.begin();
+    auto& stamps = free[it->second.first];
+    stamps.erase(std::find(stamps.begin(), stamps.end(), it->first));
+    std::free(it->second.second);
+    cached -= it->second.first;
+    by_age.erase(it);
   }
 };
 Pool& pool() {
   static Pool* p = new Pool();  // never destroyed: storages may outlive statics
   return *p;
 }
-size_t rounded_bytes(size_t n) { return std::max<size_t>(64, (n * sizeof(float) + 63) / 64 * 64); }
+// Bytes of the size class holding n floats: multiples of 64 up to 4 KiB, then 8 steps per octave.
+size_t class_bytes(size_t n) {
+  size_t b = std::max<size_t>(64, (n * sizeof(float) + 63) / 64 * 64);
+  if (b <= 4096) return b;
+  int top = 63 - __builtin_clzll(b);  // 2^top <= b < 2^(top+1)
+  size_t step = size_t(1) << (top - 3);
+  return (b + step - 1) / step * step;
+}
 }  // namespace
 
 Storage::Storage(size_t count) : data(nullptr), n(count) {
-  size_t bytes = rounded_bytes(count);
+  size_t bytes = class_bytes(count);
+  Pool& p = pool();
   {
-    Pool& p = pool();
     std::lock_guard<std::mutex> l(p.mu);
+    p.live += bytes;
+    p.peak_live = std::max(p.peak_live, p.live);
     auto it = p.free.find(bytes);
     if (it != p.free.end() && !it->second.empty()) {
-      data = it->second.back();
+      auto node = p.by_age.find(it->second.back());
+      data = node->second.second;
+      p.by_age.erase(node);
       it->second.pop_back();
       p.cached -= bytes;
       return;
     }
   }
   data = static_cast<float*>(std::aligned_alloc(64, bytes));
-  if (!data) fail("out of memory allocating " + std::to_string(bytes) + " bytes");
-}
-
-Storage::~Storage() {
-  size_t bytes = rounded_bytes(n);
-  Pool& p = pool();
-  std::lock_guard<std::mutex> l(p.mu);
-  if (p.cached + bytes <= Pool::kCap) {
-    p.free[bytes].push_back(data);
-    p.cached += bytes;
-  } else {
-    std::free(data);
+  if (!data) {
+    std::lock_guard<std::mutex> l(p.mu);
+    p.live -= bytes;
+    fail("out of memory allocating " + std::to_string(bytes) + " bytes");
   }
 }
 
-size_t pool_cached_bytes() { return pool().cached; }
+Storage::~Storage() {
+  size_t bytes = class_bytes(n);
+  Pool& p = pool();
+  std::lock_guard<std::mutex> l(p.mu);
+  p.live -= bytes;
+  uint64_t stamp = ++p.clock;
+  p.by_age.emplace(stamp, std::make_pair(bytes, data));
+  p.free[bytes].push_back(stamp);
+  p.cached += bytes;
+  size_t cap = std::max(Pool::kMinCap, p.peak_live);
+  while (p.cached > cap) p.evict_oldest();
+}
+
+size_t pool_cached_bytes() {
+  std::lock_guard<std::mutex> l(pool().mu);
+  return pool().cached;
+}
+size_t pool_peak_bytes() {
+  std::lock_guard<std::mutex> l(pool().mu);
+  return pool().peak_live;
+}
 void pool_release() { pool().release(); }
 
 // ---- random source ----------------------------------------------------------

@@ -38,8 +38,9 @@ struct Storage {
   float* data;
   size_t n;
 };
-size_t pool_cached_bytes();
-void pool_release();  // return every cached buffer to the system
+size_t pool_cached_bytes();  // freed bytes kept for reuse
+size_t pool_peak_bytes();    // most bytes ever in use at once (by size class)
+void pool_release();         // return every cached buffer to the system
 
 // One seeded random source for everything random (xoshiro256**).  Its whole
 // state is four words, saved in checkpoints.

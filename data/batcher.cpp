@@ -18,6 +18,8 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
+uint64_t mix64(uint64_t x) { return splitmix64(x); }
+
 // Uniform in [0, n) without modulo bias.
 uint64_t uniform_below(uint64_t& state, uint64_t n) {
   const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
@@ -31,6 +33,7 @@ void check_options(const BatchOptions& o) {
   if (o.patch < 0) fail("expected patch >= 0, got " + std::to_string(o.patch));
   if (o.patch == 0 && o.max_len < 1) fail("expected max_len >= 1, got " + std::to_string(o.max_len));
   if (o.pad_multiple < 1) fail("expected pad_multiple >= 1, got " + std::to_string(o.pad_multiple));
+  if (o.shift < 0) fail("expected shift >= 0, got " + std::to_string(o.shift));
 }
 
 // Rows of a batch: tokens cut to max_len, padded to N with 0 and pad_mask 1.
@@ -199,7 +202,46 @@ Batch Batcher::next() {
     }
     last_rows_.push_back(order_[index_++]);
   }
-  return make_batch(*data_, last_rows_, opts_);
+  if (!shuffle_ || (!opts_.flip && opts_.shift == 0)) return make_batch(*data_, last_rows_, opts_);
+  // Augmented: whole images first, then (maybe) the patch view.  The seed is a
+  // function of the stream position, which a checkpoint restores.
+  const Dataset& d = *data_;
+  if (d.height <= 0 || d.width <= 0 || d.channels <= 0) fail("--flip and --shift need an image dataset");
+  check_options(opts_);
+  BatchOptions whole = opts_;
+  if (whole.patch == 0) whole.patch = 1;  // pad_rows: whole images, however long max_len is
+  Batch px = pad_rows(d, last_rows_, whole);
+  augment_images(px, d, opts_.flip, opts_.shift, mix64(seed_ ^ mix64(epoch_ * 0x9E3779B97F4A7C15ULL + index_)));
+  if (opts_.patch > 0) return to_patches(px, d, opts_.patch);
+  if (px.N > opts_.max_len) fail("augmentation needs whole images: max_len " + std::to_string(opts_.max_len) +
+                                 " is shorter than " + std::to_string(px.N) + " pixels");
+  return px;
+}
+
+void augment_images(Batch& pixels, const Dataset& d, bool flip, int shift, uint64_t seed) {
+  const int H = d.height, W = d.width, C = d.channels;
+  if (pixels.N != H * W * C)
+    fail("augmentation needs whole images of " + std::to_string(H * W * C) + " pixel tokens, batch has " +
+         std::to_string(pixels.N));
+  if (shift < 0 || shift >= std::max(H, W)) fail("shift must be in 0.." + std::to_string(std::max(H, W) - 1) +
+                                                 ", got " + std::to_string(shift));
+  std::vector<int32_t> src(static_cast<size_t>(pixels.N));
+  for (int b = 0; b < pixels.B; ++b) {
+    uint64_t st = mix64(seed + static_cast<uint64_t>(b));
+    const bool mirror = flip && (splitmix64(st) & 1);
+    const int dy = shift ? int(uniform_below(st, 2 * shift + 1)) - shift : 0;
+    const int dx = shift ? int(uniform_below(st, 2 * shift + 1)) - shift : 0;
+    int32_t* img = pixels.tokens.data() + static_cast<size_t>(b) * pixels.N;
+    std::copy(img, img + pixels.N, src.begin());
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) {
+        // output (y, x) shows source (y - dy, x' - dx), x' the mirrored column
+        const int sy = y - dy, sx = (mirror ? W - 1 - x : x) - dx;
+        const bool inside = sy >= 0 && sy < H && sx >= 0 && sx < W;
+        for (int c = 0; c < C; ++c)
+          img[(static_cast<size_t>(y) * W + x) * C + c] = inside ? src[(static_cast<size_t>(sy) * W + sx) * C + c] : 1;
+      }
+  }
 }
 
 size_t Batcher::batches_per_epoch() const {

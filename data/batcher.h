@@ -20,6 +20,11 @@ struct BatchOptions {
   int pad_multiple = 1;    // round N up to a multiple of this, but never past max_len
   bool fixed_len = false;  // always N = max_len
   int patch = 0;           // > 0: image patch view, P x P patches (max_len is then unused)
+  // Training-stream augmentation of images (Batcher::next only; evaluation
+  // batches are never augmented): a mirror image with probability 1/2, and a
+  // translation by up to `shift` pixels each way, the uncovered border black.
+  bool flip = false;
+  int shift = 0;
 };
 
 // Everything needed to continue a Batcher's stream exactly: the order of
@@ -70,6 +75,11 @@ Batch make_batch(const Dataset& d, const std::vector<size_t>& rows, const BatchO
 // The whole split once, in order; the last batch holds the remainder.
 std::vector<Batch> eval_batches(const Dataset& d, int batch, int max_len);
 std::vector<Batch> eval_batches(const Dataset& d, const BatchOptions& opts);
+
+// Augments a batch of whole images (pixels.N == H*W*C tokens, value + 1) in
+// place: image i draws its flip and shift from (seed, i) alone, so a
+// resumed stream augments exactly as the uninterrupted one.
+void augment_images(Batch& pixels, const Dataset& d, bool flip, int shift, uint64_t seed);
 
 // Patch view of a batch of whole images (pixels.N == H*W*C, tokens value + 1):
 // patches [B, N = (H/P)*(W/P), P*P*C] floats pixel/255; patches row-major over

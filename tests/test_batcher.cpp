@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "data/batcher.h"
 
@@ -250,4 +251,69 @@ TEST_CASE("batcher: bad options and bad data are errors") {
   CHECK(error_of([&] { eval_batches(bad, 2, 8); }).find("label 7 at row 1") != std::string::npos);
   o.pad_multiple = 1;
   CHECK(error_of([&] { make_batch(d, {9}, o); }).find("row 9 out of range") != std::string::npos);
+}
+
+TEST_CASE("batcher: image augmentation is a mirror and a shift, seeded by the stream position") {
+  // A 5x4 image with 2 channels and distinct tokens 2..41 (token 1 is black).
+  Dataset d;
+  d.height = 5, d.width = 4, d.channels = 2, d.vocab_size = 257, d.num_classes = 2;
+  std::vector<int32_t> img(40);
+  for (int k = 0; k < 40; ++k) img[k] = k + 2;
+  for (int r = 0; r < 50; ++r) d.seqs.push_back(img), d.labels.push_back(r % 2);
+  // the image shown mirrored (or not) and moved down dy, right dx, the border black
+  auto moved = [&](bool mirror, int dy, int dx) {
+    std::vector<int32_t> out(40);
+    for (int y = 0; y < 5; ++y)
+      for (int x = 0; x < 4; ++x)
+        for (int c = 0; c < 2; ++c) {
+          int sy = y - dy, sx = (mirror ? 3 - x : x) - dx;
+          out[(y * 4 + x) * 2 + c] = sy >= 0 && sy < 5 && sx >= 0 && sx < 4 ? img[(sy * 4 + sx) * 2 + c] : 1;
+        }
+    return out;
+  };
+  BatchOptions o;
+  o.batch = 50, o.max_len = 40;
+  Batch px = make_batch(d, std::vector<size_t>(50, 0), o);
+  augment_images(px, d, true, 2, 7);
+  int mirrored = 0;
+  std::set<std::pair<int, int>> shifts;
+  for (int b = 0; b < 50; ++b) {
+    std::vector<int32_t> got(px.tokens.begin() + b * 40, px.tokens.begin() + (b + 1) * 40);
+    int matches = 0;
+    for (int m = 0; m < 2; ++m)
+      for (int dy = -2; dy <= 2; ++dy)
+        for (int dx = -2; dx <= 2; ++dx)
+          if (got == moved(m, dy, dx)) ++matches, mirrored += m, shifts.insert({dy, dx});
+    CHECK(matches == 1);  // exactly one (mirror, dy, dx) explains each image
+  }
+  CHECK(mirrored > 10);
+  CHECK(mirrored < 40);
+  CHECK(shifts.size() > 10);
+  // nothing asked, nothing done
+  Batch plain = make_batch(d, std::vector<size_t>(3, 0), o), same_again = plain;
+  augment_images(same_again, d, false, 0, 7);
+  CHECK(same_again.tokens == plain.tokens);
+
+  // The training stream: augmented, reproducible from a saved position, in the patch view too;
+  // evaluation batches (and a stream without shuffling) are never augmented.
+  for (int patch : {0, 1}) {
+    CAPTURE(patch);
+    BatchOptions a = o;
+    a.batch = 8, a.flip = true, a.shift = 1, a.patch = patch;
+    Batcher s(d, a, 3), t(d, a, 3);
+    for (int i = 0; i < 9; ++i) s.next();
+    t.restore(s.state());
+    for (int i = 0; i < 4; ++i) CHECK(same(s.next(), t.next()));
+    Batch aug = s.next();
+    CHECK_FALSE(same(aug, make_batch(d, s.last_rows(), a)));
+    Batcher ordered(d, a, 3, false);
+    Batch e = ordered.next();
+    CHECK(same(e, make_batch(d, ordered.last_rows(), a)));
+  }
+  BatchOptions bad = o;
+  bad.batch = 2, bad.shift = 5;
+  CHECK(error_of([&] { Batcher(d, bad, 1).next(); }) == "batcher: shift must be in 0..4, got 5");
+  Dataset text = numbered(4);
+  bad.shift = 1;
+  CHECK(error_of([&] { Batcher(text, bad, 1).next(); }) == "batcher: --flip and --shift need an image dataset");
 }

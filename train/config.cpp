@@ -23,6 +23,7 @@ std::map<std::string, std::string> TrainConfig::to_map() const {
           {"patch", num(patch)},    {"channels", num(channels)},
           {"image_size", num(image_size)}, {"n", num(n)},
           {"difficulty", num(difficulty)}, {"steps", num(steps)},
+          {"flip", num(flip)},      {"shift", num(shift)},
           {"batch", num(batch)},    {"lr", num(lr)},
           {"weight_decay", num(weight_decay)}, {"clip", num(clip)},
           {"beta1", num(beta1)},    {"beta2", num(beta2)},
@@ -53,6 +54,8 @@ TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
   c.task = get("task"), c.data = get("data"), c.preset = get("preset"), c.input = get("input");
   c.patch = int64_t(d("patch")), c.channels = int64_t(d("channels")), c.image_size = int64_t(d("image_size"));
   c.n = int64_t(d("n")), c.difficulty = int64_t(d("difficulty"));
+  if (m.count("flip")) c.flip = int64_t(d("flip"));  // absent from checkpoints saved before augmentation
+  if (m.count("shift")) c.shift = int64_t(d("shift"));
   c.steps = int64_t(d("steps")), c.batch = int64_t(d("batch"));
   c.lr = float(d("lr")), c.weight_decay = float(d("weight_decay")), c.clip = float(d("clip"));
   c.beta1 = float(d("beta1")), c.beta2 = float(d("beta2")), c.eps = float(d("eps"));
@@ -109,6 +112,11 @@ void TrainConfig::validate() const {
   if (channels != 1 && channels != 3) fail("--channels must be 1 or 3, got " + num(double(channels)));
   positive("--patch", double(patch));
   nonneg("--image-size", double(image_size));
+  if (flip != 0 && flip != 1) fail("--flip must be 0 or 1, got " + num(double(flip)));
+  nonneg("--shift", double(shift));
+  at_most("--shift", double(shift), double(kMaxImageSide));
+  if ((flip || shift) && task != "image" && task != "image-folder" && task != "pathfinder")
+    fail("--flip and --shift augment images; task '" + task + "' has none");
   if (difficulty < 3 || difficulty > 40) fail("--difficulty must be in 3..40, got " + num(double(difficulty)));
   if (preset != "" && preset != "lra") fail("--preset must be lra (or omitted), got '" + preset + "'");
 }

@@ -25,6 +25,7 @@ struct TrainConfig {
   int64_t image_size = 0;        // image-folder: resize to S x S (0 = keep)
   int64_t n = 0;                 // pathfinder: examples to generate (0 = task default)
   int64_t difficulty = 14;       // pathfinder: dashes per path (6 easy, 9 medium, 14 hard)
+  int64_t flip = 0, shift = 0;   // image tasks: training images mirrored at random / moved up to shift pixels
   int64_t steps = 2000, batch = 32;
   float lr = 1e-3f, weight_decay = 0.01f, clip = 1.0f;
   float beta1 = 0.9f, beta2 = 0.98f, eps = 1e-9f;  // LRA's Adam settings

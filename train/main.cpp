@@ -93,6 +93,7 @@ const char* kTrainHelp =
     "  --preset lra      ListOps at LRA's sizes (500-2000 tokens, depth 10, arity 10)\n"
     "  --input pixels|patches  --patch P  --channels 1|3  --image-size S   image views\n"
     "  --n N  --difficulty K   pathfinder: examples generated, dashes per path (default 20000, 14)\n"
+    "  --flip 1  --shift K     images: train on random mirror images / shifts of up to K pixels\n"
     "  --steps --batch --lr --warmup --schedule constant|cosine|rsqrt --optimizer adamw|adam|sgd\n"
     "  --weight-decay --clip --beta1 --beta2 --eps --seed\n"
     "  --seq-len --dim --heads --layers --ffn --dropout --attn-dropout --pool mean|cls\n"
@@ -106,7 +107,7 @@ const char* kTrainHelp =
 int cmd_train(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::printf("%s", kTrainHelp), 0;
   std::set<std::string> valued = {"task",   "data",   "preset",   "input",      "patch",     "channels",
-                                  "image-size", "n",  "difficulty", "steps",    "batch",     "lr",
+                                  "image-size", "n",  "difficulty", "flip", "shift", "steps",    "batch",     "lr",
                                   "weight-decay", "clip", "beta1", "beta2",    "eps",       "optimizer",
                                   "schedule", "warmup", "eval-every", "log-every", "eval-limit", "seed",
                                   "out",    "resume", "stop-after"};
@@ -123,6 +124,8 @@ int cmd_train(const std::vector<std::string>& args) {
   tc.image_size = f.integer("image-size", tc.image_size);
   tc.n = f.integer("n", tc.n);
   tc.difficulty = f.integer("difficulty", tc.difficulty);
+  tc.flip = f.integer("flip", tc.flip);
+  tc.shift = f.integer("shift", tc.shift);
   tc.steps = f.integer("steps", tc.steps);
   tc.batch = f.integer("batch", tc.batch);
   tc.lr = float(f.number("lr", tc.lr));

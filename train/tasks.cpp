@@ -90,6 +90,14 @@ TaskData load_task(const TrainConfig& tc, ModelConfig& mc, bool seq_len_given) {
     fail("--batch " + std::to_string(tc.batch) + " x --seq-len " + std::to_string(mc.max_len) +
          " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");
   t.opts.batch = int(tc.batch);
+  if (tc.shift > 0) {  // checked here, before training starts, as well as by the batcher
+    const Dataset& d = t.splits.train;
+    int64_t side = std::max(d.height, d.width);
+    if (tc.shift >= side)
+      fail("--shift " + std::to_string(tc.shift) + " must be smaller than the image side " + std::to_string(side));
+  }
+  t.opts.flip = tc.flip != 0;
+  t.opts.shift = int(tc.shift);
   t.opts.max_len = int(mc.max_len);
   return t;
 }

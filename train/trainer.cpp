@@ -193,7 +193,7 @@ RunResult Trainer::run() {
                  dist::size() > 1 ? (", " + std::to_string(dist::size()) + " processes of " +
                                      std::to_string(rows_.rows) + " examples per batch").c_str()
                                   : "");
-  double t0 = now(), t_last = t0, loss_avg = 0, acc_avg = 0;
+  double t0 = now(), loss_avg = 0, acc_avg = 0;
   int64_t tokens = 0, window = 0, start = step_;
   model_->train();
   while (step_ < tc_.steps) {
