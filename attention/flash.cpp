@@ -41,9 +41,13 @@ void score_tile(const FlashShape& s, const float* Q, const float* K, const float
                 int64_t j0, int64_t bc, float* S) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(br), int(bc), int(s.d), s.scale, Q + i0 * s.d, int(s.d),
               K + j0 * s.d, int(s.d), 0.0f, S, int(bc));
-  for (int64_t r = 0; r < br; ++r)
+  if (pad)  // padded keys: whole columns, found with one pass over the key block
     for (int64_t c = 0; c < bc; ++c)
-      if ((pad && pad[j0 + c] != 0) || (s.causal && j0 + c > i0 + r)) S[r * bc + c] = kNegInf;
+      if (pad[j0 + c] != 0)
+        for (int64_t r = 0; r < br; ++r) S[r * bc + c] = kNegInf;
+  if (s.causal && j0 + bc - 1 > i0)  // only tiles that cross the diagonal have future keys
+    for (int64_t r = 0; r < br; ++r)
+      for (int64_t c = std::max<int64_t>(0, i0 + r + 1 - j0); c < bc; ++c) S[r * bc + c] = kNegInf;
 }
 
 // One (batch, head): O [N,d] and L [N] from Q, K, V [N,d].
@@ -63,6 +67,7 @@ void flash_forward_unit(const FlashShape& s, const float* Q, const float* K, con
       for (int64_t r = 0; r < br; ++r) {
         float* Sr = S.data() + r * bc;
         float mx = m[r];
+#pragma omp simd reduction(max : mx)
         for (int64_t c = 0; c < bc; ++c) mx = std::max(mx, Sr[c]);
         if (mx == kNegInf) {  // nothing visible yet in this row
           std::fill(Sr, Sr + bc, 0.0f);

@@ -39,15 +39,18 @@ inline AxisView axis_view(const Shape& s, int axis) {
   return v;
 }
 
-// exp(x) in float, vectorisable (no libm call), after Cephes' expf: x = n ln2 + r
+// exp(x) in float, vectorisable (no libm call, no branch), after Cephes' expf: x = n ln2 + r
 // with |r| <= ln2/2 (ln2 split in two for exactness), e^r by a degree-7
 // polynomial, 2^n through the exponent bits.  Relative error below 1e-7;
 // exp(x) = 0 below -87 (so exp(-inf) = 0), saturates above 88.
 inline float fast_exp(float x) {
   // NaN fails both comparisons and is clamped as well (int32_t(NaN) below would be
   // undefined behaviour); the last line hands it back as NaN.
-  float xc = x > -87.0f ? (x < 88.0f ? x : 88.0f) : -87.0f;
-  float n = __builtin_floorf(xc * 1.44269504088896341f + 0.5f);
+  float xc = x > -87.0f ? x : -87.0f;
+  xc = xc < 88.0f ? xc : 88.0f;
+  // n = round(xc / ln2) by adding and removing 1.5 * 2^23 (exact: |n| < 128).  Not
+  // floorf: GCC 12 does not vectorise it for this machine's -march=native.
+  float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   float r = xc - n * 0.693359375f + n * 2.12194440e-4f;
   float p = 1.9875691500E-4f;
   p = p * r + 1.3981999507E-3f;

@@ -165,11 +165,20 @@ static inline float masked_row(const float* x, const float* m, int64_t cs, bool 
     for (int64_t j = 0; j < n; ++j) mx = std::max(mx, z[j] = x[j]);
     return mx;
   }
-  for (int64_t j = 0; j < n; ++j) {
-    float v = x[j];
-    if (m) v = is_bool ? (m[j * cs] != 0 ? ninf : v) : v + m[j * cs];
-    z[j] = v;
-    mx = std::max(mx, v);
+  if (cs == 1 && is_bool) {  // a key-padding row: the common case, vectorised
+#pragma omp simd reduction(max : mx)
+    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, z[j] = m[j] != 0 ? ninf : x[j]);
+  } else if (cs == 1) {
+#pragma omp simd reduction(max : mx)
+    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, z[j] = x[j] + m[j]);
+  } else {  // one mask value for the whole row
+    if (is_bool && m[0] != 0) {
+      std::fill(z, z + n, ninf);
+      return ninf;
+    }
+    float v0 = is_bool ? 0.0f : m[0];
+#pragma omp simd reduction(max : mx)
+    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, z[j] = x[j] + v0);
   }
   return mx;
 }
