@@ -323,14 +323,17 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
 #pragma omp parallel for if (x.numel() > kParallelMin)
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = px + r * D;
-    float mu = 0, var = 0;
+    float mu = 0, var = 0;  // (the simd pragmas let the sums be vectorised)
+#pragma omp simd reduction(+ : mu)
     for (int64_t j = 0; j < D; ++j) mu += xr[j];
     mu /= float(D);
+#pragma omp simd reduction(+ : var)
     for (int64_t j = 0; j < D; ++j) var += (xr[j] - mu) * (xr[j] - mu);
     float rstd = 1.0f / std::sqrt(var / float(D) + eps);
     (*stats)[2 * r] = mu;
     (*stats)[2 * r + 1] = rstd;
     float* yr = py + r * D;
+#pragma omp simd
     for (int64_t j = 0; j < D; ++j) yr[j] = (xr[j] - mu) * rstd * pg[j] + pb[j];
   }
   if (needs_grad({&x, &gamma, &beta}))
@@ -347,6 +350,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
         for (int64_t r = 0; r < rows; ++r) {
           const float *xr = px + r * D, *gr = g + r * D;
           float mu = (*stats)[2 * r], rstd = (*stats)[2 * r + 1], m1 = 0, m2 = 0;
+#pragma omp simd reduction(+ : m1, m2)
           for (int64_t j = 0; j < D; ++j) {
             float xh = (xr[j] - mu) * rstd, dxh = gr[j] * pg[j];
             m1 += dxh;
@@ -357,6 +361,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
           m1 /= float(D);
           m2 /= float(D);
           if (gx)
+#pragma omp simd
             for (int64_t j = 0; j < D; ++j) {
               float xh = (xr[j] - mu) * rstd;
               gx[r * D + j] += rstd * (gr[j] * pg[j] - m1 - xh * m2);

@@ -253,7 +253,10 @@ Tensor& Tensor::set_requires_grad(bool r) {
 float* Tensor::grad_data() const {
   if (!impl_->grad) {
     impl_->grad = std::make_shared<Storage>(size_t(numel()));
-    std::memset(impl_->grad->data, 0, sizeof(float) * numel());
+    float* g = impl_->grad->data;
+    int64_t n = numel(), chunk = int64_t(1) << 18;  // large gradients (N x N scores) are zeroed by all threads
+#pragma omp parallel for if (n > 4 * chunk)
+    for (int64_t i = 0; i < n; i += chunk) std::memset(g + i, 0, sizeof(float) * size_t(std::min(chunk, n - i)));
   }
   return impl_->grad->data;
 }
