@@ -1,5 +1,6 @@
 // Tensor handles, the storage pool, the random source and the backward engine.
 #include "autograd/tensor.h"
+#include "autograd/internal.h"
 
 #include <omp.h>
 
@@ -395,10 +396,19 @@ void Tensor::backward(const Tensor& grad_output) const {
     keep.push_back(t);
     stack.pop_back();
   }
-  {
-    float* g = grad_data();
+  {  // seed: copy into a new gradient (no zeroing pass), add into an existing one
     const float* go = grad_output.data();
-    for (int64_t i = 0; i < numel(); ++i) g[i] += go[i];
+    int64_t n = numel();
+    if (!impl_->grad) {
+      impl_->grad = std::make_shared<Storage>(size_t(n));
+      float* g = impl_->grad->data;
+#pragma omp parallel for simd if (n > kParallelMin)
+      for (int64_t i = 0; i < n; ++i) g[i] = go[i];
+    } else {
+      float* g = impl_->grad->data;
+#pragma omp parallel for simd if (n > kParallelMin)
+      for (int64_t i = 0; i < n; ++i) g[i] += go[i];
+    }
   }
   for (size_t k = keep.size(); k-- > 0;) {
     Tensor& t = keep[k];

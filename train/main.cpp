@@ -94,7 +94,8 @@ const char* kTrainHelp =
     "  --input pixels|patches  --patch P  --channels 1|3  --image-size S   image views\n"
     "  --n N  --difficulty K   pathfinder: examples generated, dashes per path (default 20000, 14)\n"
     "  --flip 1  --shift K     images: train on random mirror images / shifts of up to K pixels\n"
-    "  --steps --batch --lr --warmup --schedule constant|cosine|rsqrt --optimizer adamw|adam|sgd\n"
+    "  --steps (default 2000; 500 for text, image pixels, pathfinder: ~1K tokens each)\n"
+    "  --batch --lr --warmup --schedule constant|cosine|rsqrt --optimizer adamw|adam|sgd\n"
     "  --weight-decay --clip --beta1 --beta2 --eps --seed\n"
     "  --seq-len --dim --heads --layers --ffn --dropout --attn-dropout --pool mean|cls\n"
     "  --positions learned|sinusoidal --causal, and the model's own settings (see `attnzoo models`)\n"
@@ -153,6 +154,11 @@ int cmd_train(const std::vector<std::string>& args) {
   ro.seq_len_given = f.has("seq-len");
   Anomaly::enabled = f.on("detect-anomaly");
   if (!ro.resume.empty() && !f.has("steps")) tc.steps = 0;  // keep the checkpoint's
+  // The default budget: 2000 steps, but 500 on the tasks whose examples are about a
+  // thousand tokens (text, image pixels, pathfinder), where full attention's step is
+  // ~30x dearer: a default run of each takes minutes, not hours, on 2 cores.
+  bool long_inputs = tc.task == "text" || tc.task == "pathfinder" || (tc.task == "image" && tc.input == "pixels");
+  if (ro.resume.empty() && !f.has("steps") && long_inputs) tc.steps = 500;
   ModelConfig mc = model_from_flags(f, ModelConfig());
   Trainer t(tc, mc, ro);
   RunResult r = t.run();
