@@ -34,11 +34,15 @@ void fail(const std::string& msg) { throw Error(msg); }
 // ---- storage pool -----------------------------------------------------------
 // Freed buffers are kept by size class (8 classes per octave, so a request is
 // rounded up by at most 12.5% and sequences of slightly different lengths share
-// buffers) and handed out again, newest first.  The cache never holds more
-// than the largest amount ever in use at once (at least 64 MiB): beyond that
-// the buffers freed longest ago go back to the system.  So memory stays below
-// twice the true peak however many batch shapes a run sees (ListOps and text
-// batches vary in length), and a loop of fixed shapes never calls malloc.
+// buffers) and handed out again, newest first.  Cached plus in-use bytes never
+// exceed twice the largest amount ever in use at once (the cache may always
+// keep 64 MiB): beyond that the buffers freed longest ago go back to the
+// system.  So memory stays below twice the true peak however many batch shapes
+// a run sees (ListOps and text batches vary in length), and a loop of fixed
+// shapes, whose buffers all fit in that bound, never calls malloc after its
+// first step.  (A bound of once the peak was too tight: a step's buffers
+// outnumber its peak when some sizes are freed before others are needed, and
+// a 128 MB buffer went back to the system and faulted in again every step.)
 namespace {
 struct Pool {
   std::mutex mu;
@@ -112,8 +116,7 @@ Storage::~Storage() {
   p.by_age.emplace(stamp, std::make_pair(bytes, data));
   p.free[bytes].push_back(stamp);
   p.cached += bytes;
-  size_t cap = std::max(Pool::kMinCap, p.peak_live);
-  while (p.cached > cap) p.evict_oldest();
+  while (p.cached > Pool::kMinCap && p.cached + p.live > 2 * p.peak_live) p.evict_oldest();
 }
 
 size_t pool_cached_bytes() {

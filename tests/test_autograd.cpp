@@ -397,7 +397,7 @@ TEST_CASE("large tensors take the parallel paths and agree with the serial defin
   }
 }
 
-TEST_CASE("the storage pool reuses buffers across nearby sizes and never caches more than the peak in use") {
+TEST_CASE("the storage pool reuses buffers across nearby sizes and holds at most twice the peak in use") {
   pool_release();
   {  // a loop of one shape: the second round is served from the cache
     float* first = nullptr;
@@ -415,7 +415,7 @@ TEST_CASE("the storage pool reuses buffers across nearby sizes and never caches 
     Tensor t = Tensor::empty({n});
     most = std::max(most, size_t(n) * sizeof(float));
   }
-  CHECK(pool_cached_bytes() <= std::max<size_t>(size_t(64) << 20, pool_peak_bytes()));
+  CHECK(pool_cached_bytes() <= std::max<size_t>(size_t(64) << 20, 2 * pool_peak_bytes()));
   CHECK(pool_peak_bytes() >= most);
   pool_release();
   CHECK(pool_cached_bytes() == 0);
