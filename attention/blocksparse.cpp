@@ -21,6 +21,8 @@
 #include <limits>
 #include <numeric>
 
+#include "autograd/internal.h"
+
 namespace az {
 
 void SparseLayout::finish() {
@@ -95,26 +97,6 @@ inline void scatter_add(float* dst, int64_t ld, const std::vector<int32_t>& idx,
   }
 }
 
-// exp(x) for x <= 0 in a form the compiler vectorises (Cephes expf: Cody-Waite
-// reduction to r in [-ln2/2, ln2/2], degree-6 polynomial, 2^k by exponent
-// bits; about 1 ulp).  Below -87.3 (under the smallest normal float) it gives 0.
-#pragma omp declare simd
-inline float exp_nonpos(float x) {
-  float xc = x < -87.3f ? -87.3f : x;
-  float k = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest
-  float r = xc - k * 0.693359375f + k * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  float y = p * r * r + r + 1.0f;
-  int32_t bits = (int32_t(k) + 127) << 23;
-  y *= __builtin_bit_cast(float, bits);
-  return x < -87.3f ? 0.0f : y;
-}
-
 // In place: s[j] -> softmax over the entries with lab[j] && ok[j]; zeros if none.
 inline void softmax_row(float* s, const uint8_t* lab, const uint8_t* ok, int64_t C) {
   const float ninf = -std::numeric_limits<float>::infinity();
@@ -132,7 +114,7 @@ inline void softmax_row(float* s, const uint8_t* lab, const uint8_t* ok, int64_t
   float sum = 0;
 #pragma omp simd reduction(+ : sum)
   for (int64_t j = 0; j < C; ++j) {
-    float e = exp_nonpos(s[j] - mx);
+    float e = fast_exp(s[j] - mx);
     s[j] = e;
     sum += e;
   }

@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+#include "autograd/internal.h"
+
 namespace az {
 
 namespace {
@@ -18,27 +20,6 @@ inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float*
   if (M == 0 || N == 0) return;
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
               alpha, A, int(ta ? M : K), B, int(tb ? K : N), beta, C, int(N));
-}
-
-// exp(x) that vectorises (std::exp does not without -ffast-math): x = n ln2 + r,
-// |r| <= ln2/2, exp(r) by Cephes' degree-6 polynomial (about 1 ulp), times 2^n
-// built in the exponent bits.  Inputs are clamped to the normal float range.
-#pragma omp declare simd
-inline float exp_fast(float x) {
-  x = std::min(std::max(x, -87.0f), 88.0f);
-  float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round to nearest by 1.5 * 2^23 (floorf does not vectorise)
-  float r = x - n * 0.693359375f + n * 2.12194440e-4f;  // x - n ln2, ln2 split in two for accuracy
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  float y = p * r * r + r + 1.0f;
-  int32_t bits = (int32_t(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return y * scale;
 }
 
 // sin x and cos x together, vectorisable (about 1e-7 absolute for |x| < 200):
@@ -236,7 +217,7 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
   auto weights = [=](int64_t i, float* row, float l, const float* keep) {
     int64_t e = l == ninf ? 0 : end(i);
 #pragma omp simd
-    for (int64_t j = 0; j < e; ++j) row[j] = keep[j] * exp_fast(row[j] - l);
+    for (int64_t j = 0; j < e; ++j) row[j] = keep[j] * fast_exp(row[j] - l);
     std::fill(row + e, row + M, 0.0f);
   };
   // keep[j] = 0 for padded keys of problem g, else 1
@@ -273,7 +254,7 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
         }
 #pragma omp simd reduction(+ : z)
         for (int64_t j = 0; j < e; ++j) {
-          float w = kp[j] * exp_fast(row[j] - mx);
+          float w = kp[j] * fast_exp(row[j] - mx);
           row[j] = w;
           z += w;
         }
@@ -406,7 +387,7 @@ Tensor favor_features(const Tensor& u, const Tensor& x, float s, bool is_query, 
       }
       float off = h + cn;
 #pragma omp simd
-      for (int64_t j = 0; j < m; ++j) yn[j] = r * (exp_fast(un[j] - off) + eps);
+      for (int64_t j = 0; j < m; ++j) yn[j] = r * (fast_exp(un[j] - off) + eps);
     }
   });
   if (needs_grad({&u, &x}))
@@ -498,7 +479,7 @@ Tensor elu1_features(const Tensor& x, const Tensor& key_pad) {
       float* yn = Y + (g * N + n) * d;
       float keep = P && P[n] != 0 ? 0.0f : 1.0f;
 #pragma omp simd
-      for (int64_t t = 0; t < d; ++t) yn[t] = keep * (xn[t] > 0 ? xn[t] + 1.0f : exp_fast(xn[t]));
+      for (int64_t t = 0; t < d; ++t) yn[t] = keep * (xn[t] > 0 ? xn[t] + 1.0f : fast_exp(xn[t]));
     }
   });
   if (needs_grad({&x}))
@@ -537,7 +518,7 @@ Tensor softmax_positions(const Tensor& x, const Tensor& key_pad) {
         continue;
       }
 #pragma omp simd
-      for (int64_t t = 0; t < d; ++t) z[size_t(t)] += (Yg[n * d + t] = exp_fast(Xg[n * d + t] - mx[size_t(t)]));
+      for (int64_t t = 0; t < d; ++t) z[size_t(t)] += (Yg[n * d + t] = fast_exp(Xg[n * d + t] - mx[size_t(t)]));
     }
     for (int64_t t = 0; t < d; ++t) z[size_t(t)] = z[size_t(t)] > 0 ? 1.0f / z[size_t(t)] : 0.0f;
     for (int64_t n = 0; n < N; ++n)
