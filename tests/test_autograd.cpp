@@ -6,10 +6,13 @@
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
+#include "tests/util.h"
 
 using namespace az;
 
 namespace {
+
+using az::test::error_of;
 Rng rng(42);
 Tensor param(const Shape& s, float lo = -1.0f, float hi = 1.0f) {
   return Tensor::uniform(s, lo, hi, rng).set_requires_grad();
@@ -18,14 +21,6 @@ void check_grad(const TensorFn& f, std::vector<Tensor> in, double eps = 1e-2, do
   GradcheckResult r = gradcheck(f, in, eps, atol, rtol);
   INFO("worst: " << r.worst);
   CHECK(r.ok);
-}
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 }  // namespace
 
@@ -139,7 +134,7 @@ TEST_CASE("cross-entropy: value, gradient and ignore index") {
   double ref = 0;
   for (int i : {0, 1, 2, 4}) ref -= ls.data()[i * 7 + labels.data[i]];
   CHECK(cross_entropy(logits, labels).item() == doctest::Approx(ref / 4).epsilon(1e-5));
-  CHECK(error_of([&] { cross_entropy(logits, IntTensor({5}, {0, 1, 7, 0, 0})); }).find("label 7 at index 2") !=
+  CHECK(error_of<Error>([&] { cross_entropy(logits, IntTensor({5}, {0, 1, 7, 0, 0})); }).find("label 7 at index 2") !=
         std::string::npos);
 }
 
@@ -197,7 +192,7 @@ TEST_CASE("matmul: every transpose combination, batched and broadcast, against a
   Tensor a = param({2, 3, 5, 7}), b = param({2, 3, 7, 4});
   CHECK(matmul(a, b).shape() == Shape{2, 3, 5, 4});
   check_grad([](auto& v) { return matmul(v[0], v[1]); }, {a, b});
-  CHECK(error_of([&] { matmul(param({3, 5}), param({4, 7})); }) ==
+  CHECK(error_of<Error>([&] { matmul(param({3, 5}), param({4, 7})); }) ==
         "matmul: a [3,5] and b [4,7]: inner dimensions 5 and 4 differ");
 }
 
@@ -211,7 +206,7 @@ TEST_CASE("fused linear equals matmul + bias and is gradient-checked") {
   Tensor xl = param({300, 200}), wl = param({200, 150}), bl = param({150});
   sum(linear(xl, wl, bl)).backward();
   CHECK(bl.grad().data()[7] == doctest::Approx(300.0f));
-  CHECK(error_of([&] { linear(x, param({6, 4}), b); }) ==
+  CHECK(error_of<Error>([&] { linear(x, param({6, 4}), b); }) ==
         "linear: input [3,5,7] and weight [6,4] do not fit (expected [..,K] and [K,N])");
 }
 
@@ -256,10 +251,10 @@ TEST_CASE("gather, scatter-add, row gather and embedding are gradient-checked") 
   Tensor w = param({11, 4});
   IntTensor ids({2, 3}, {0, 10, 3, 3, 5, 0});
   check_grad([ids](auto& v) { return embedding(v[0], ids); }, {w});
-  CHECK(error_of([&] { embedding(w, IntTensor({1}, {11})); }) == "embedding: id 11 at position 0 out of range [0,11)");
-  CHECK(error_of([&] { gather_rows(x, IntTensor({3, 1}, {0, 5, 0})); }) ==
+  CHECK(error_of<Error>([&] { embedding(w, IntTensor({1}, {11})); }) == "embedding: id 11 at position 0 out of range [0,11)");
+  CHECK(error_of<Error>([&] { gather_rows(x, IntTensor({3, 1}, {0, 5, 0})); }) ==
         "gather_rows: row index 5 out of range [0,5)");
-  CHECK(error_of([&] { gather(x, 1, IntTensor({3, 1, 7}, std::vector<int32_t>(21, -1))); })
+  CHECK(error_of<Error>([&] { gather(x, 1, IntTensor({3, 1, 7}, std::vector<int32_t>(21, -1))); })
             .find("index -1 out of range [0,5)") != std::string::npos);
 }
 
@@ -335,7 +330,7 @@ TEST_CASE("backward engine: deep chains, accumulation, no-grad, roots") {
   }
   // non-scalar root needs an explicit gradient
   Tensor v = mul_scalar(param({2, 3}), 2.0f);
-  CHECK(error_of([&] { v.backward(); }).find("non-scalar root needs an explicit gradient") != std::string::npos);
+  CHECK(error_of<Error>([&] { v.backward(); }).find("non-scalar root needs an explicit gradient") != std::string::npos);
   Tensor leaf = param({2, 3});
   Tensor v2 = mul_scalar(leaf, 2.0f);
   v2.backward(Tensor::ones({2, 3}));
@@ -344,12 +339,12 @@ TEST_CASE("backward engine: deep chains, accumulation, no-grad, roots") {
 
 TEST_CASE("shape errors name the op and both shapes") {
   Tensor a = param({3, 5}), b = param({4, 5});
-  CHECK(error_of([&] { add(a, b); }) == "add: shapes [3,5] and [4,5] do not broadcast");
-  CHECK(error_of([&] { reshape(a, {4, 4}); }) == "reshape: [3,5] has 15 elements, [4,4] has 16");
-  CHECK(error_of([&] { narrow(a, 1, 3, 4); }) == "narrow: range [3,7) out of bounds for axis 1 of size 5");
-  CHECK(error_of([&] { sum(a, 2); }) == "sum: axis 2 out of range for a 2-d tensor");
-  CHECK(error_of([&] { layer_norm(a, param({4}), param({5})); }).find("layer_norm: gamma [4]") == 0);
-  CHECK(error_of([&] { concat({a, param({3, 4, 1})}, 0); }).find("differ in rank") != std::string::npos);
+  CHECK(error_of<Error>([&] { add(a, b); }) == "add: shapes [3,5] and [4,5] do not broadcast");
+  CHECK(error_of<Error>([&] { reshape(a, {4, 4}); }) == "reshape: [3,5] has 15 elements, [4,4] has 16");
+  CHECK(error_of<Error>([&] { narrow(a, 1, 3, 4); }) == "narrow: range [3,7) out of bounds for axis 1 of size 5");
+  CHECK(error_of<Error>([&] { sum(a, 2); }) == "sum: axis 2 out of range for a 2-d tensor");
+  CHECK(error_of<Error>([&] { layer_norm(a, param({4}), param({5})); }).find("layer_norm: gamma [4]") == 0);
+  CHECK(error_of<Error>([&] { concat({a, param({3, 4, 1})}, 0); }).find("differ in rank") != std::string::npos);
 }
 
 TEST_CASE("the random source is seeded and its state restores exactly") {

@@ -8,10 +8,13 @@
 #include <set>
 
 #include "data/batcher.h"
+#include "tests/util.h"
 
 using namespace az;
 
 namespace {
+
+using az::test::error_of;
 
 // n examples; example r has length lens[r % lens.size()], tokens r*100+1, r*100+2, ...
 // (so a token tells which row it came from) and label r % 3.
@@ -31,16 +34,6 @@ Dataset numbered(size_t n, std::vector<size_t> lens = {3, 5, 1, 8}) {
 bool same(const Batch& a, const Batch& b) {
   return a.B == b.B && a.N == b.N && a.tokens == b.tokens && a.pad_mask == b.pad_mask &&
          a.labels == b.labels && a.patches == b.patches && a.patch_dim == b.patch_dim;
-}
-
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -150,7 +143,7 @@ TEST_CASE("batcher: saved state restores the exact stream") {
 
   const Dataset other = numbered(24);
   Batcher g(other, 5, 6, 99);
-  CHECK(error_of([&] { g.restore(s); }).find("23 examples, this one has 24") != std::string::npos);
+  CHECK(error_of<DataError>([&] { g.restore(s); }).find("23 examples, this one has 24") != std::string::npos);
 }
 
 TEST_CASE("batcher: eval batches cover the split in order") {
@@ -224,33 +217,33 @@ TEST_CASE("batcher: patches of a hand-made 4x4 image with 2 channels") {
   mnist.seqs = {std::vector<int32_t>(784, 1)};
   mnist.labels = {0};
   o.patch = 5;
-  CHECK(error_of([&] { make_batch(mnist, {0}, o); }) == "batcher: patch 5 does not divide image size 28x28");
+  CHECK(error_of<DataError>([&] { make_batch(mnist, {0}, o); }) == "batcher: patch 5 does not divide image size 28x28");
   o.patch = 7;
   CHECK(make_batch(mnist, {0}, o).N == 16);
   // A short image (or a truncated pixel batch) is an error, not a read past the end.
   mnist.seqs[0].resize(700);
-  CHECK(error_of([&] { make_batch(mnist, {0}, o); }).find("pixel token 0") != std::string::npos);
+  CHECK(error_of<DataError>([&] { make_batch(mnist, {0}, o); }).find("pixel token 0") != std::string::npos);
   px.max_len = 16;
-  CHECK(error_of([&] { to_patches(make_batch(d, {0}, px), d, 2); }).find("N=16") != std::string::npos);
+  CHECK(error_of<DataError>([&] { to_patches(make_batch(d, {0}, px), d, 2); }).find("N=16") != std::string::npos);
 }
 
 TEST_CASE("batcher: bad options and bad data are errors") {
   const Dataset d = numbered(4);
-  CHECK(error_of([&] { Batcher b(Dataset{}, 4, 8, 0); }).find("empty") != std::string::npos);
-  CHECK(error_of([&] { Batcher b(d, 0, 8, 0); }).find("batch >= 1") != std::string::npos);
-  CHECK(error_of([&] { Batcher b(d, 4, 0, 0); }).find("max_len >= 1") != std::string::npos);
+  CHECK(error_of<DataError>([&] { Batcher b(Dataset{}, 4, 8, 0); }).find("empty") != std::string::npos);
+  CHECK(error_of<DataError>([&] { Batcher b(d, 0, 8, 0); }).find("batch >= 1") != std::string::npos);
+  CHECK(error_of<DataError>([&] { Batcher b(d, 4, 0, 0); }).find("max_len >= 1") != std::string::npos);
   BatchOptions o;
   o.max_len = 8;
   o.pad_multiple = 0;
-  CHECK(error_of([&] { eval_batches(d, o); }).find("pad_multiple") != std::string::npos);
+  CHECK(error_of<DataError>([&] { eval_batches(d, o); }).find("pad_multiple") != std::string::npos);
   Dataset bad = numbered(2);
   bad.vocab_size = 50;  // tokens 101.. are outside it
-  CHECK(error_of([&] { eval_batches(bad, 2, 8); }).find("row 1 position 0") != std::string::npos);
+  CHECK(error_of<DataError>([&] { eval_batches(bad, 2, 8); }).find("row 1 position 0") != std::string::npos);
   bad = numbered(2);
   bad.labels[1] = 7;
-  CHECK(error_of([&] { eval_batches(bad, 2, 8); }).find("label 7 at row 1") != std::string::npos);
+  CHECK(error_of<DataError>([&] { eval_batches(bad, 2, 8); }).find("label 7 at row 1") != std::string::npos);
   o.pad_multiple = 1;
-  CHECK(error_of([&] { make_batch(d, {9}, o); }).find("row 9 out of range") != std::string::npos);
+  CHECK(error_of<DataError>([&] { make_batch(d, {9}, o); }).find("row 9 out of range") != std::string::npos);
 }
 
 TEST_CASE("batcher: image augmentation is a mirror and a shift, seeded by the stream position") {
@@ -312,8 +305,8 @@ TEST_CASE("batcher: image augmentation is a mirror and a shift, seeded by the st
   }
   BatchOptions bad = o;
   bad.batch = 2, bad.shift = 5;
-  CHECK(error_of([&] { Batcher(d, bad, 1).next(); }) == "batcher: shift must be in 0..4, got 5");
+  CHECK(error_of<DataError>([&] { Batcher(d, bad, 1).next(); }) == "batcher: shift must be in 0..4, got 5");
   Dataset text = numbered(4);
   bad.shift = 1;
-  CHECK(error_of([&] { Batcher(text, bad, 1).next(); }) == "batcher: --flip and --shift need an image dataset");
+  CHECK(error_of<DataError>([&] { Batcher(text, bad, 1).next(); }) == "batcher: --flip and --shift need an image dataset");
 }

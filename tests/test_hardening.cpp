@@ -34,41 +34,21 @@
 #include "tests/fuzz/fuzz_text.cpp"
 #include "data/image_folder.h"
 #include "train/trainer.h"
+#include "tests/util.h"
 
 using namespace az;
 namespace fs = std::filesystem;
 
 namespace {
 
+using az::test::TempDir;
+using az::test::error_of;
+using az::test::contains;
+
 bool small_scale() {
   const char* s = std::getenv("ATTNZOO_TEST_SCALE");
   return s && std::string(s) == "small";
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/az_hardening_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // A checkpoint of `floats` values, all equal to its step, so a torn file shows.
 Checkpoint big_checkpoint(int64_t step, size_t floats) {
@@ -172,7 +152,7 @@ TEST_CASE("every saved fuzz input (seed corpus and regressions) is refused or re
 }
 
 TEST_CASE("images that stb would mishandle are refused before it decodes them") {
-  TempDir dir;
+  TempDir dir("az_hardening");
   auto write = [&](const std::string& name, const std::vector<uint8_t>& bytes) {
     std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     return dir / name;
@@ -214,7 +194,7 @@ TEST_CASE("images that stb would mishandle are refused before it decodes them") 
 // ---- checkpoints that are interrupted or cannot be written ---------------------------------
 
 TEST_CASE("a checkpoint writer killed at random moments never harms the previous checkpoint") {
-  TempDir dir;
+  TempDir dir("az_hardening");
   const size_t floats = small_scale() ? (1 << 20) : (4 << 20);  // 4 or 16 MB
   std::string path = dir / "run.ckpt";
   save_checkpoint(path, big_checkpoint(1, floats));
@@ -252,7 +232,7 @@ TEST_CASE("a checkpoint writer killed at random moments never harms the previous
 }
 
 TEST_CASE("a write that fails at a chosen byte (RLIMIT_FSIZE) keeps the previous checkpoint and says why") {
-  TempDir dir;
+  TempDir dir("az_hardening");
   const size_t floats = 1000;
   std::string path = dir / "run.ckpt";
   save_checkpoint(path, big_checkpoint(1, floats));
@@ -277,7 +257,7 @@ TEST_CASE("a full disk (/dev/full) keeps the previous checkpoint and says why") 
     MESSAGE("no /dev/full here: skipped");
     return;
   }
-  TempDir dir;
+  TempDir dir("az_hardening");
   std::string path = dir / "run.ckpt";
   save_checkpoint(path, big_checkpoint(1, 1000));
   fs::create_symlink("/dev/full", path + ".tmp");  // the next save writes into a full device
@@ -303,7 +283,7 @@ TEST_CASE("a full disk (/dev/full) keeps the previous checkpoint and says why") 
 }
 
 TEST_CASE("checkpoints that are not regular files are refused at once (no endless read)") {
-  TempDir dir;
+  TempDir dir("az_hardening");
   CHECK(contains(error_of([&] { load_checkpoint("/dev/zero"); }), "checkpoint /dev/zero is not a regular file"));
   CHECK(contains(error_of([&] { load_checkpoint(dir.path); }), "is not a regular file (it is a directory)"));
   std::string fifo = dir / "fifo.ckpt";
@@ -313,7 +293,7 @@ TEST_CASE("checkpoints that are not regular files are refused at once (no endles
 }
 
 TEST_CASE("a checksum-valid checkpoint with hostile contents is refused with one line") {
-  TempDir dir;
+  TempDir dir("az_hardening");
   Checkpoint c = big_checkpoint(1, 6);
   c.params[0].shape = {int64_t(1) << 62, 4};  // the product overflows int64
   save_checkpoint(dir / "a.ckpt", c);
@@ -347,7 +327,7 @@ TEST_CASE("an absurd learning rate stops training naming the step and the parame
   // the run directory's last.ckpt from an earlier, sane run is untouched.
   for (bool anomaly : {false, true}) {
     CAPTURE(anomaly);
-    TempDir dir;
+    TempDir dir("az_hardening");
     TrainConfig sane = tiny_run(dir / "r");
     sane.steps = 2;
     Trainer(sane, tiny_model(), RunOptions{}).run();
@@ -369,7 +349,7 @@ TEST_CASE("an absurd learning rate stops training naming the step and the parame
   }
   // Validated every step: the first model whose validation loss is no longer
   // finite is refused before it is saved, so last.ckpt stays the last finite one.
-  TempDir dir;
+  TempDir dir("az_hardening");
   TrainConfig t = tiny_run(dir / "r");
   t.lr = 1e6f, t.clip = 0, t.optimizer = "sgd", t.schedule = "constant", t.warmup = 0;
   t.steps = 50, t.eval_every = 1;
@@ -394,7 +374,7 @@ TEST_CASE("an absurd learning rate stops training naming the step and the parame
 // ---- hostile flags --------------------------------------------------------------------------
 
 TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or giant allocation") {
-  TempDir dir;
+  TempDir dir("az_hardening");
   // A real checkpoint for eval/attnmap, and a non-empty folder for `data text --out`.
   TrainConfig t = tiny_run(dir / "r");
   t.steps = 2;

@@ -17,40 +17,18 @@
 
 #include "data/idx.h"
 #include "data/image_folder.h"
+#include "tests/util.h"
 
 using namespace az;
 namespace fs = std::filesystem;
 
 namespace {
 
+using az::test::TempDir;
+using az::test::error_of;
+using az::test::contains;
+
 // A fresh directory under /tmp, removed with everything in it at scope end.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/az_images_XXXXXX";
-    const char* p = mkdtemp(tmpl);
-    REQUIRE(p != nullptr);
-    path = p;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
-
-// The DataError message f throws, or "" when it does not throw one.
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
 void write_gz(const std::string& path, const std::vector<uint8_t>& bytes) {
   gzFile f = gzopen(path.c_str(), "wb");
   REQUIRE(f != nullptr);
@@ -89,7 +67,7 @@ struct IdxFixture {
 }  // namespace
 
 TEST_CASE("idx: a gzip'd file written through zlib loads back exactly") {
-  TempDir dir;
+  TempDir dir("az_images");
   IdxFixture fx;
   const std::string img = dir / "imgs-idx3-ubyte.gz", lab = dir / "labs-idx1-ubyte.gz";
   write_idx(img, {5, 4, 3}, fx.images.data());
@@ -118,7 +96,7 @@ TEST_CASE("idx: a gzip'd file written through zlib loads back exactly") {
 }
 
 TEST_CASE("idx: plain (not gzip'd) files load too") {
-  TempDir dir;
+  TempDir dir("az_images");
   IdxFixture fx;
   const std::string img = dir / "imgs-idx3-ubyte";
   write_idx(img, {5, 4, 3}, fx.images.data(), /*gzip=*/false);
@@ -127,14 +105,14 @@ TEST_CASE("idx: plain (not gzip'd) files load too") {
 }
 
 TEST_CASE("idx: bad input gives one-line errors naming the file and byte offset") {
-  TempDir dir;
+  TempDir dir("az_images");
   IdxFixture fx;
   const std::string img = dir / "imgs.gz", lab = dir / "labs.gz";
   write_idx(img, {5, 4, 3}, fx.images.data());
   write_idx(lab, {5}, fx.labels.data());
 
   SUBCASE("wrong magic: a label file read as images") {
-    std::string msg = error_of([&] { read_idx(lab, 3); });
+    std::string msg = error_of<DataError>([&] { read_idx(lab, 3); });
     CHECK(contains(msg, "idx: " + lab));
     CHECK(contains(msg, "bad magic 0x00000801 at byte 0"));
     CHECK(contains(msg, "expected 0x00000803 (ubyte, rank 3)"));
@@ -144,13 +122,13 @@ TEST_CASE("idx: bad input gives one-line errors naming the file and byte offset"
     std::vector<uint8_t> b = idx_header({5, 4, 3}, 0x0D);
     b.insert(b.end(), fx.images.begin(), fx.images.end());
     write_gz(dir / "float.gz", b);
-    CHECK(contains(error_of([&] { read_idx(dir / "float.gz", 3); }), "bad magic 0x00000D03 at byte 0"));
+    CHECK(contains(error_of<DataError>([&] { read_idx(dir / "float.gz", 3); }), "bad magic 0x00000D03 at byte 0"));
   }
   SUBCASE("truncated data") {
     std::vector<uint8_t> b = idx_header({5, 4, 3});
     b.insert(b.end(), fx.images.begin(), fx.images.begin() + 30);
     write_gz(dir / "short.gz", b);
-    std::string msg = error_of([&] { read_idx(dir / "short.gz", 3); });
+    std::string msg = error_of<DataError>([&] { read_idx(dir / "short.gz", 3); });
     CHECK(contains(msg, dir / "short.gz"));
     CHECK(contains(msg, "data ends at byte 46"));
     CHECK(contains(msg, "expected 76 bytes (header 16 + 5x4x3 ubyte)"));
@@ -159,52 +137,52 @@ TEST_CASE("idx: bad input gives one-line errors naming the file and byte offset"
     std::vector<uint8_t> b = idx_header({5, 4, 3});
     b.resize(9);
     write_gz(dir / "head.gz", b);
-    std::string msg = error_of([&] { read_idx(dir / "head.gz", 3); });
+    std::string msg = error_of<DataError>([&] { read_idx(dir / "head.gz", 3); });
     CHECK(contains(msg, "header ends at byte 9"));
     CHECK(contains(msg, "expected 16 header bytes"));
   }
   SUBCASE("empty file") {
     write_raw(dir / "empty", {});
-    CHECK(contains(error_of([&] { read_idx(dir / "empty", 1); }), "file ends at byte 0"));
+    CHECK(contains(error_of<DataError>([&] { read_idx(dir / "empty", 1); }), "file ends at byte 0"));
   }
   SUBCASE("trailing garbage") {
     std::vector<uint8_t> b = idx_header({5, 4, 3});
     b.insert(b.end(), fx.images.begin(), fx.images.end());
     b.insert(b.end(), {1, 2, 3});
     write_gz(dir / "long.gz", b);
-    std::string msg = error_of([&] { read_idx(dir / "long.gz", 3); });
+    std::string msg = error_of<DataError>([&] { read_idx(dir / "long.gz", 3); });
     CHECK(contains(msg, dir / "long.gz"));
     CHECK(contains(msg, "3 unexpected trailing bytes after byte 76"));
   }
   SUBCASE("zero dimension") {
     write_gz(dir / "zero.gz", idx_header({5, 0, 3}));
-    CHECK(contains(error_of([&] { read_idx(dir / "zero.gz", 3); }), "dimension 1 is 0 at byte 8"));
+    CHECK(contains(error_of<DataError>([&] { read_idx(dir / "zero.gz", 3); }), "dimension 1 is 0 at byte 8"));
   }
   SUBCASE("absurd dimensions fail fast, without allocating them") {
     std::vector<uint8_t> b = idx_header({0xFFFFFFFFu, 0xFFFFFFFFu, 28});
     write_gz(dir / "huge.gz", b);
-    CHECK(contains(error_of([&] { read_idx(dir / "huge.gz", 3); }), "over 2^40 bytes"));
+    CHECK(contains(error_of<DataError>([&] { read_idx(dir / "huge.gz", 3); }), "over 2^40 bytes"));
     write_gz(dir / "big.gz", idx_header({100000, 1000, 1000}));  // 10^11 bytes announced, 0 present
-    CHECK(contains(error_of([&] { read_idx(dir / "big.gz", 3); }), "data ends at byte 16"));
+    CHECK(contains(error_of<DataError>([&] { read_idx(dir / "big.gz", 3); }), "data ends at byte 16"));
   }
   SUBCASE("label out of range") {
     std::vector<uint8_t> bad = fx.labels;
     bad[2] = 10;
     write_idx(dir / "badlab.gz", {5}, bad.data());
-    std::string msg = error_of([&] { load_idx_pair(img, dir / "badlab.gz", 10); });
+    std::string msg = error_of<DataError>([&] { load_idx_pair(img, dir / "badlab.gz", 10); });
     CHECK(contains(msg, dir / "badlab.gz"));
     CHECK(contains(msg, "label 10 at byte 10 out of range, expected 0..9"));
   }
   SUBCASE("count mismatch") {
     write_idx(dir / "four.gz", {4}, fx.labels.data());
-    std::string msg = error_of([&] { load_idx_pair(img, dir / "four.gz", 10); });
+    std::string msg = error_of<DataError>([&] { load_idx_pair(img, dir / "four.gz", 10); });
     CHECK(contains(msg, dir / "four.gz"));
     CHECK(contains(msg, "count 4 at byte 4"));
     CHECK(contains(msg, "expected 5 labels"));
     CHECK(contains(msg, img));
   }
   SUBCASE("missing file") {
-    std::string msg = error_of([&] { read_idx(dir / "nope.gz", 1); });
+    std::string msg = error_of<DataError>([&] { read_idx(dir / "nope.gz", 1); });
     CHECK(contains(msg, dir / "nope.gz"));
     CHECK(contains(msg, "cannot open"));
   }
@@ -212,18 +190,18 @@ TEST_CASE("idx: bad input gives one-line errors naming the file and byte offset"
     std::vector<uint8_t> raw = read_raw(img);
     std::vector<uint8_t> cut(raw.begin(), raw.begin() + long(raw.size() / 2));
     write_raw(dir / "cut.gz", cut);
-    std::string msg = error_of([&] { read_idx(dir / "cut.gz", 3); });
+    std::string msg = error_of<DataError>([&] { read_idx(dir / "cut.gz", 3); });
     CHECK(contains(msg, dir / "cut.gz"));
     CHECK(contains(msg, "byte"));  // "data ends at byte N" or "... after byte N"
     std::vector<uint8_t> junk = raw;
     for (size_t i = 12; i < junk.size() - 8; ++i) junk[i] ^= 0x5A;
     write_raw(dir / "junk.gz", junk);
-    CHECK(contains(error_of([&] { read_idx(dir / "junk.gz", 3); }), dir / "junk.gz"));
+    CHECK(contains(error_of<DataError>([&] { read_idx(dir / "junk.gz", 3); }), dir / "junk.gz"));
   }
 }
 
 TEST_CASE("idx: random damage never crashes: it loads or throws DataError") {
-  TempDir dir;
+  TempDir dir("az_images");
   IdxFixture fx;
   write_idx(dir / "ok.gz", {5, 4, 3}, fx.images.data());
   write_idx(dir / "ok", {5, 4, 3}, fx.images.data(), false);
@@ -282,7 +260,7 @@ TEST_CASE("carve_split: seeded, disjoint, complete, order-preserving") {
     }
   }
   CHECK(seen.size() == 100);
-  CHECK(!error_of([&] { carve_split(a, va, 71, 0); }).empty());
+  CHECK(!error_of<DataError>([&] { carve_split(a, va, 71, 0); }).empty());
 }
 
 namespace {
@@ -312,7 +290,7 @@ void make_tree(const std::string& root) {
 }  // namespace
 
 TEST_CASE("image folder: PNG, BMP and JPG in a class tree, grey and RGB") {
-  TempDir dir;
+  TempDir dir("az_images");
   const std::string root = dir / "tree";
   make_tree(root);
 
@@ -348,7 +326,7 @@ TEST_CASE("image folder: PNG, BMP and JPG in a class tree, grey and RGB") {
 }
 
 TEST_CASE("image folder: resize to image_size x image_size") {
-  TempDir dir;
+  TempDir dir("az_images");
   const std::string root = dir / "tree";
   make_tree(root);
   write_png(root + "/ant/z.png", pattern(5, 9, 3, 4).data(), 5, 9, 3);  // another size
@@ -363,20 +341,20 @@ TEST_CASE("image folder: resize to image_size x image_size") {
 }
 
 TEST_CASE("image folder: errors name the file or folder and what was expected") {
-  TempDir dir;
+  TempDir dir("az_images");
   const std::string root = dir / "tree";
   make_tree(root);
 
   SUBCASE("mismatched sizes name the first differing file and both sizes") {
     write_png(root + "/bee/e.png", pattern(7, 6, 1, 4).data(), 7, 6, 1);
-    std::string msg = error_of([&] { load_image_classes(root, 1, 0); });
+    std::string msg = error_of<DataError>([&] { load_image_classes(root, 1, 0); });
     CHECK(contains(msg, root + "/bee/e.png"));
     CHECK(contains(msg, "size 7x6 differs from 8x6 of " + root + "/ant/a.png"));
   }
   SUBCASE("empty class folder") {
     fs::create_directories(root + "/cow");
     std::ofstream(root + "/cow/readme.md") << "no images here";
-    std::string msg = error_of([&] { load_image_classes(root, 1, 0); });
+    std::string msg = error_of<DataError>([&] { load_image_classes(root, 1, 0); });
     CHECK(contains(msg, root + "/cow"));
     CHECK(contains(msg, "no images"));
   }
@@ -385,7 +363,7 @@ TEST_CASE("image folder: errors name the file or folder and what was expected") 
     uint32_t s = 99;
     for (auto& v : junk) v = uint8_t((s = s * 1103515245u + 12345u) >> 16);
     write_raw(root + "/bee/x.png", junk);
-    std::string msg = error_of([&] { load_image_classes(root, 3, 0); });
+    std::string msg = error_of<DataError>([&] { load_image_classes(root, 3, 0); });
     CHECK(contains(msg, root + "/bee/x.png"));
     CHECK(contains(msg, "cannot decode ("));
   }
@@ -393,36 +371,36 @@ TEST_CASE("image folder: errors name the file or folder and what was expected") 
     std::vector<uint8_t> png = read_raw(root + "/bee/c.png");
     png.resize(png.size() / 2);
     write_raw(root + "/bee/c.png", png);
-    CHECK(contains(error_of([&] { load_image_classes(root, 3, 0); }), root + "/bee/c.png"));
+    CHECK(contains(error_of<DataError>([&] { load_image_classes(root, 3, 0); }), root + "/bee/c.png"));
   }
   SUBCASE("missing root") {
-    std::string msg = error_of([&] { load_image_folder(dir / "nowhere", 1); });
+    std::string msg = error_of<DataError>([&] { load_image_folder(dir / "nowhere", 1); });
     CHECK(contains(msg, dir / "nowhere"));
     CHECK(contains(msg, "no such directory"));
   }
   SUBCASE("no class folders") {
     fs::create_directories(dir / "flat");
     write_png(dir / "flat/a.png", pattern(4, 4, 1, 0).data(), 4, 4, 1);
-    CHECK(contains(error_of([&] { load_image_folder(dir / "flat", 1); }), "no class folders"));
+    CHECK(contains(error_of<DataError>([&] { load_image_folder(dir / "flat", 1); }), "no class folders"));
   }
   SUBCASE("fewer than 2 classes") {
     fs::remove_all(root + "/bee");
-    std::string msg = error_of([&] { load_image_folder(root, 1); });
+    std::string msg = error_of<DataError>([&] { load_image_folder(root, 1); });
     CHECK(contains(msg, "only 1 class folder (ant)"));
   }
   SUBCASE("bad arguments") {
-    CHECK(contains(error_of([&] { load_image_folder(root, 2); }), "channels 2, expected 1 or 3"));
-    CHECK(contains(error_of([&] { load_image_folder(root, 1, 0, 0.6, 0.5); }), "sum below 1"));
+    CHECK(contains(error_of<DataError>([&] { load_image_folder(root, 2); }), "channels 2, expected 1 or 3"));
+    CHECK(contains(error_of<DataError>([&] { load_image_folder(root, 1, 0, 0.6, 0.5); }), "sum below 1"));
   }
   SUBCASE("write_png into a missing folder") {
-    std::string msg = error_of([&] { write_png(dir / "no/such/dir/a.png", pattern(2, 2, 1, 0).data(), 2, 2, 1); });
+    std::string msg = error_of<DataError>([&] { write_png(dir / "no/such/dir/a.png", pattern(2, 2, 1, 0).data(), 2, 2, 1); });
     CHECK(contains(msg, dir / "no/such/dir/a.png"));
     CHECK(contains(msg, "write failed"));
   }
 }
 
 TEST_CASE("image folder: splits, carved or from train/ val/ test/ folders") {
-  TempDir dir;
+  TempDir dir("az_images");
   SUBCASE("one class tree, fractions carved by a seeded shuffle") {
     const std::string root = dir / "tree";
     for (const char* cls : {"a", "b"}) {
@@ -453,11 +431,11 @@ TEST_CASE("image folder: splits, carved or from train/ val/ test/ folders") {
     SUBCASE("a test class unknown to train is an error") {
       fs::create_directories(dir / "test/c");
       write_png(dir / "test/c/0.png", pattern(4, 4, 1, 0).data(), 4, 4, 1);
-      CHECK(contains(error_of([&] { load_image_folder(dir.path, 1); }), "test/c: class not among"));
+      CHECK(contains(error_of<DataError>([&] { load_image_folder(dir.path, 1); }), "test/c: class not among"));
     }
     SUBCASE("sizes must agree across splits") {
       write_png(dir / "test/b/9.png", pattern(5, 4, 1, 0).data(), 5, 4, 1);
-      CHECK(contains(error_of([&] { load_image_folder(dir.path, 1); }), "test/b/9.png: size 5x4 differs"));
+      CHECK(contains(error_of<DataError>([&] { load_image_folder(dir.path, 1); }), "test/b/9.png: size 5x4 differs"));
     }
   }
 }
@@ -494,5 +472,5 @@ TEST_CASE("fashion-mnist: the installed dataset loads (skipped when absent)") {
     CHECK(tokens_ok);
     for (int c : count) CHECK(c > 0);
   }
-  CHECK(contains(error_of([&] { load_fashion_mnist("/nonexistent-dir"); }), "/nonexistent-dir/train-images-idx3-ubyte.gz: not found"));
+  CHECK(contains(error_of<DataError>([&] { load_fashion_mnist("/nonexistent-dir"); }), "/nonexistent-dir/train-images-idx3-ubyte.gz: not found"));
 }

@@ -11,37 +11,18 @@
 #include <unistd.h>
 
 #include "data/listops.h"
+#include "tests/util.h"
 
 using namespace az;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory under /tmp, removed when the test ends.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("az_test_listops_" + tag + "_" + std::to_string(getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { std::error_code ec; fs::remove_all(path, ec); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using az::test::TempDir;
+using az::test::error_of;
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
-}
-
-// The message of the DataError that f throws, or "" if it throws none.
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // LRA's to_string, written independently of the generator: parse the ids into
@@ -182,26 +163,26 @@ TEST_CASE("listops: label distribution is not degenerate") {
 }
 
 TEST_CASE("listops: TSV round trip, CRLF, and LRA's file names") {
-  TempDir dir("tsv");
+  TempDir dir("az_test_listops");
   const std::vector<ListOpsExample> ex = generate_listops_examples(small_config(3), 200);
-  write_listops_tsv(dir.file("x.tsv"), ex);
-  const Dataset d = read_listops_tsv(dir.file("x.tsv"));
+  write_listops_tsv(dir / "x.tsv", ex);
+  const Dataset d = read_listops_tsv(dir / "x.tsv");
   REQUIRE(d.size() == ex.size());
   for (size_t i = 0; i < ex.size(); ++i) {
     CHECK(d.seqs[i] == listops_tokenize(ex[i].source));
     CHECK(d.labels[i] == ex[i].label);
   }
   // LRA's csv.writer ends lines with CRLF; a trailing empty line is fine.
-  write_text(dir.file("crlf.tsv"), "Source\tTarget\r\n( ( ( [MAX 4 ) 3 ) ] )\t4\r\n[SM 7 8 ]\t5\r\n\r\n");
-  const Dataset e = read_listops_tsv(dir.file("crlf.tsv"));
+  write_text(dir / "crlf.tsv", "Source\tTarget\r\n( ( ( [MAX 4 ) 3 ) ] )\t4\r\n[SM 7 8 ]\t5\r\n\r\n");
+  const Dataset e = read_listops_tsv(dir / "crlf.tsv");
   REQUIRE(e.size() == 2);
   CHECK(e.labels == std::vector<int32_t>{4, 5});
   CHECK(e.seqs[1] == std::vector<int32_t>{kListOpsSm, 8, 9, kListOpsClose});
 
   // write_listops_dir + load_listops_dir give exactly generate_listops.
   const ListOpsConfig c = small_config(11);
-  write_listops_dir(c, dir.file("gen"));
-  const Splits s = load_listops_dir(dir.file("gen"));
+  write_listops_dir(c, (dir / "gen"));
+  const Splits s = load_listops_dir(dir / "gen");
   const Splits g = generate_listops(c);
   CHECK(s.train.seqs == g.train.seqs);
   CHECK(s.train.labels == g.train.labels);
@@ -209,16 +190,16 @@ TEST_CASE("listops: TSV round trip, CRLF, and LRA's file names") {
   CHECK(s.test.labels == g.test.labels);
 
   // LRA's names basic_{train,val,test}.tsv are read when ours are absent.
-  fs::create_directories(dir.path / "lra");
+  fs::create_directories(dir / "lra");
   for (const char* split : {"train", "val", "test"})
-    write_text(dir.file(std::string("lra/basic_") + split + ".tsv"), "Source\tTarget\r\n[MIN 4 3 ]\t3\r\n");
-  const Splits l = load_listops_dir(dir.file("lra"));
+    write_text(dir / ("lra/basic_" + std::string(split) + ".tsv"), "Source\tTarget\r\n[MIN 4 3 ]\t3\r\n");
+  const Splits l = load_listops_dir(dir / "lra");
   CHECK(l.test.size() == 1);
   CHECK(l.test.labels[0] == 3);
 }
 
 TEST_CASE("listops: file errors name the file and the line") {
-  TempDir dir("err");
+  TempDir dir("az_test_listops");
   const std::string hdr = "Source\tTarget\n";
   const std::string ok = "( ( ( [MAX 4 ) 3 ) ] )\t4\n";
   struct Case {
@@ -245,30 +226,30 @@ TEST_CASE("listops: file errors name the file and the line") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);
-    write_text(dir.file(c.name), c.text);
-    const std::string msg = error_of([&] { read_listops_tsv(dir.file(c.name)); });
-    CHECK(msg.find(dir.file(c.name) + c.line) != std::string::npos);
+    write_text(dir / c.name, c.text);
+    const std::string msg = error_of<DataError>([&] { read_listops_tsv(dir / c.name); });
+    CHECK(msg.find((dir / c.name) + c.line) != std::string::npos);
     CHECK(msg.find(c.contains) != std::string::npos);
     CHECK(msg.find('\n') == std::string::npos);
   }
-  const std::string unwritable = error_of([&] { write_listops_tsv(dir.file("w.tsv"), {{"[MAX 1\n2 ]", 2}}); });
+  const std::string unwritable = error_of<DataError>([&] { write_listops_tsv(dir / "w.tsv", {{"[MAX 1\n2 ]", 2}}); });
   CHECK(unwritable.find("example 0") != std::string::npos);
-  const std::string missing = error_of([&] { read_listops_tsv(dir.file("nope.tsv")); });
-  CHECK(missing.find(dir.file("nope.tsv")) != std::string::npos);
-  const std::string no_dir = error_of([&] { load_listops_dir(dir.file("nodir")); });
+  const std::string missing = error_of<DataError>([&] { read_listops_tsv(dir / "nope.tsv"); });
+  CHECK(missing.find(dir / "nope.tsv") != std::string::npos);
+  const std::string no_dir = error_of<DataError>([&] { load_listops_dir(dir / "nodir"); });
   CHECK(no_dir.find("train.tsv") != std::string::npos);
   CHECK(no_dir.find("not found") != std::string::npos);
 }
 
 TEST_CASE("listops: malformed text never crashes the evaluator") {
-  CHECK(error_of([] { listops_eval(""); }).find("expected an expression") != std::string::npos);
-  CHECK(error_of([] { listops_eval("[MAX ]"); }).find("no arguments") != std::string::npos);
-  CHECK(error_of([] { listops_eval("( 3"); }).find("parentheses") != std::string::npos);
-  CHECK(error_of([] { listops_eval("3 )"); }).find("parentheses") != std::string::npos);
-  CHECK(error_of([] { listops_eval("[MAX 1 2 ] 3"); }).find("second one") != std::string::npos);
-  CHECK(error_of([] { listops_eval("[max 1 2 ]"); }).find("unknown token '[max'") != std::string::npos);
-  CHECK(error_of([] { listops_eval_ids({kListOpsMax, 99, kListOpsClose}); }).find("99") != std::string::npos);
-  CHECK(error_of([] { listops_eval_ids({}); }) != "");
+  CHECK(error_of<DataError>([] { listops_eval(""); }).find("expected an expression") != std::string::npos);
+  CHECK(error_of<DataError>([] { listops_eval("[MAX ]"); }).find("no arguments") != std::string::npos);
+  CHECK(error_of<DataError>([] { listops_eval("( 3"); }).find("parentheses") != std::string::npos);
+  CHECK(error_of<DataError>([] { listops_eval("3 )"); }).find("parentheses") != std::string::npos);
+  CHECK(error_of<DataError>([] { listops_eval("[MAX 1 2 ] 3"); }).find("second one") != std::string::npos);
+  CHECK(error_of<DataError>([] { listops_eval("[max 1 2 ]"); }).find("unknown token '[max'") != std::string::npos);
+  CHECK(error_of<DataError>([] { listops_eval_ids({kListOpsMax, 99, kListOpsClose}); }).find("99") != std::string::npos);
+  CHECK(error_of<DataError>([] { listops_eval_ids({}); }) != "");
   // Random word soup: every outcome is a value or a DataError.
   const char* words[] = {"(", ")", "[MIN", "[MAX", "[MED", "[SM", "]", "0", "5", "9", "X", ""};
   uint64_t s = 12345;
@@ -302,14 +283,14 @@ TEST_CASE("listops: impossible configurations are errors, not endless loops") {
   c.max_depth = 2;
   c.max_args = 3;
   c.min_len = 50;  // the longest tree is 2 + 3 = 5 tokens
-  CHECK(error_of([&] { ListOpsGenerator g(c); }).find("none fits") != std::string::npos);
+  CHECK(error_of<DataError>([&] { ListOpsGenerator g(c); }).find("none fits") != std::string::npos);
   c = listops_default();
   c.min_len = 30;
   c.max_len = 20;
-  CHECK(error_of([&] { ListOpsGenerator g(c); }).find("min_len") != std::string::npos);
+  CHECK(error_of<DataError>([&] { ListOpsGenerator g(c); }).find("min_len") != std::string::npos);
   c = listops_default();
   c.max_args = 1;
-  CHECK(error_of([&] { ListOpsGenerator g(c); }).find("max_args") != std::string::npos);
+  CHECK(error_of<DataError>([&] { ListOpsGenerator g(c); }).find("max_args") != std::string::npos);
   // Only 4 ops x 10 x 10 = 400 distinct trees of length 4 exist.
   c = listops_default();
   c.max_depth = 2;
@@ -319,5 +300,5 @@ TEST_CASE("listops: impossible configurations are errors, not endless loops") {
   c.p_op = 1.0;
   ListOpsGenerator g(c);
   for (int i = 0; i < 400; ++i) g.next();
-  CHECK(error_of([&] { g.next(); }).find("no new tree") != std::string::npos);
+  CHECK(error_of<DataError>([&] { g.next(); }).find("no new tree") != std::string::npos);
 }

@@ -3,11 +3,14 @@
 
 #include "mlp_mixer/fft_op.h"
 #include "tests/attention_check.h"
+#include "tests/util.h"
 
 using namespace az;
 using namespace az::testing;
 
 namespace {
+
+using az::test::error_of;
 
 AttentionConfig config(int64_t dim, int64_t max_len, std::map<std::string, double> knobs = {}, bool causal = false) {
   AttentionConfig c;
@@ -73,15 +76,6 @@ Tensor fnet_reference(const Tensor& x, const Tensor& pad, bool own_length, bool 
   return concat(outs, 0);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 }  // namespace
 
 // ---- MLP-Mixer -------------------------------------------------------------------------
@@ -128,9 +122,9 @@ TEST_CASE("mixer: padding ignored, gradients, knobs and errors") {
   Tensor full = random_input(1, 12, 8, 4);  // N = max_len: no slicing
   Tensor y = m->forward(full, Tensor());
   CHECK(y.shape() == Shape{1, 12, 8});
-  CHECK(error_of([&] { m->forward(random_input(1, 13, 8, 1), Tensor()); }) ==
+  CHECK(error_of<Error>([&] { m->forward(random_input(1, 13, 8, 1), Tensor()); }) ==
         "mixer: sequence of 13 positions exceeds --seq-len 12 (the token-mixing weights have one row per position)");
-  CHECK(error_of([&] { make_attention("mixer", config(8, 12, {}, true)); }) == "model 'mixer' has no causal form");
+  CHECK(error_of<Error>([&] { make_attention("mixer", config(8, 12, {}, true)); }) == "model 'mixer' has no causal form");
   Pattern p = m->pattern(narrow(x, 0, 0, 1), narrow(pad, 0, 0, 1));
   CHECK(p.cell[0 * 9 + 7] == 0);  // padded column
   CHECK(p.cell[8 * 9 + 5] == 1);
@@ -255,7 +249,7 @@ TEST_CASE("fourier_real with padding: zeroed rows, own lengths, gradients") {
   // An all-padding example transforms nothing with own_length: its outputs are 0.
   Tensor y = fourier_real(x, padding(19, {19, 0, 5}), true, true);
   for (int64_t i = 19 * 6; i < 2 * 19 * 6; ++i) REQUIRE(y.data()[i] == 0.0f);
-  CHECK(error_of([&] { fourier_real(x, padding(18, {18, 18, 18})); }) ==
+  CHECK(error_of<Error>([&] { fourier_real(x, padding(18, {18, 18, 18})); }) ==
         "fourier_real: key_pad [3,18] must be [B,N] = [3,19]");
 }
 
@@ -278,7 +272,7 @@ TEST_CASE("fnet: linear in X, padding ignored, own length equals the unpadded se
   auto hf = make_attention("fnet", config(8, 64, {{"own_length", 0}, {"ortho", 0}}));
   check_padding_ignored(*hf, a, pad);
   check_close(hf->forward(a, pad), fnet_reference(a, pad, false, false), 1e-3, "own_length 0 vs reference");
-  CHECK(error_of([&] { make_attention("fnet", config(8, 64, {}, true)); }) == "model 'fnet' has no causal form");
+  CHECK(error_of<Error>([&] { make_attention("fnet", config(8, 64, {}, true)); }) == "model 'fnet' has no causal form");
   size_t plans = fourier_plan_count();
   m->forward(a, pad);  // the same lengths again: no new plans
   CHECK(fourier_plan_count() == plans);

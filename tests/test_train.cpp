@@ -13,11 +13,14 @@
 #include "autograd/gradcheck.h"
 #include "data/listops.h"
 #include "train/trainer.h"
+#include "tests/util.h"
 
 using namespace az;
 namespace fs = std::filesystem;
 
 namespace {
+
+using az::test::error_of;
 std::string temp_dir() {
   char tmpl[] = "/tmp/az_test_train_XXXXXX";
   return mkdtemp(tmpl);
@@ -35,15 +38,6 @@ TrainConfig tiny_run(const std::string& out) {
   t.task = "listops", t.steps = 12, t.batch = 8, t.lr = 3e-3f, t.warmup = 2;
   t.eval_every = 4, t.log_every = 4, t.eval_limit = 32, t.out = out;
   return t;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // Runs the program; returns exit status and captures stderr.
