@@ -634,4 +634,25 @@ Pattern all_keys_pattern(int64_t n, const Tensor& key_pad, bool causal, const st
   return p;
 }
 
+FeatureMapAttention::FeatureMapAttention(const AttentionConfig& c, std::string legend, float eps, KernelNorm norm)
+    : Attention(c), legend_(std::move(legend)), eps_(eps), norm_(norm) {
+  proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
+}
+
+Tensor FeatureMapAttention::forward(const Tensor& x, const Tensor& key_pad) {
+  auto h = features(x, key_pad);
+  return proj_->output(kernel_attention(h.q, h.k, h.v, cfg_.causal, eps_, norm_));
+}
+
+Pattern FeatureMapAttention::pattern(const Tensor& x, const Tensor& key_pad) {
+  return all_keys_pattern(x.size(1), key_pad, cfg_.causal, legend_);
+}
+
+Tensor FeatureMapAttention::attention_weights(const Tensor& x, const Tensor& key_pad) {
+  NoGradGuard ng;
+  auto h = features(x, key_pad);
+  Tensor w = kernel_weights(h.q, h.k, cfg_.causal, eps_, norm_);
+  return reshape(w, {w.size(1), w.size(2), w.size(3)});
+}
+
 }  // namespace az

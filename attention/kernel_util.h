@@ -13,6 +13,7 @@
 // over j <= i (Katharopoulos et al. 2020; idiap/fast-transformers causal_product).
 #pragma once
 #include "attention/attention.h"
+#include "attention/common.h"
 
 namespace az {
 
@@ -85,5 +86,27 @@ bool redraw_due(const Tensor& counter, int64_t interval, bool training);
 
 // Every (i, j) with j not padding (and j <= i when causal), one legend entry.
 Pattern all_keys_pattern(int64_t n, const Tensor& key_pad, bool causal, const std::string& legend);
+
+// The wiring shared by the feature-map variants (linear, performer, rfa): each
+// gives only phi, as features(x, key_pad) -> {phi(q), phi(k), v} with phi(k)
+// zero at padded keys; this class projects, calls kernel_attention and maps
+// the result back, and draws the implied weights with the same phi.
+class FeatureMapAttention : public Attention {
+ public:
+  // legend: what phi(q).phi(k) computes, for pattern(); eps, norm: kernel_attention's.
+  FeatureMapAttention(const AttentionConfig& c, std::string legend, float eps, KernelNorm norm = KernelNorm::add_eps);
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override;
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override;
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override;
+
+ protected:
+  virtual QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) = 0;
+  std::shared_ptr<QKVProjection> proj_;
+
+ private:
+  std::string legend_;
+  float eps_;
+  KernelNorm norm_;
+};
 
 }  // namespace az

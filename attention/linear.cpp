@@ -15,40 +15,19 @@
 namespace az {
 namespace {
 
-class LinearAttention : public Attention {
+class LinearAttention : public FeatureMapAttention {
  public:
-  explicit LinearAttention(const AttentionConfig& c) : Attention(c) {
-    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
-  }
-
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    auto h = features(x, key_pad);
-    return proj_->output(kernel_attention(h.q, h.k, h.v, cfg_.causal, kEps));
-  }
-
-  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
-    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "kernel elu(q)+1 . elu(k)+1");
-  }
-
-  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
-    NoGradGuard ng;
-    auto h = features(x, key_pad);
-    Tensor w = kernel_weights(h.q, h.k, cfg_.causal, kEps);
-    return reshape(w, {w.size(1), w.size(2), w.size(3)});
-  }
+  explicit LinearAttention(const AttentionConfig& c)
+      : FeatureMapAttention(c, "kernel elu(q)+1 . elu(k)+1", 1e-6f) {}
 
  private:
-  static constexpr float kEps = 1e-6f;
-
   // phi(q), phi(k) [B,H,N,d] (phi(k) zero at padding) and v.
-  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) {
+  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);
     h.q = elu1_features(h.q, Tensor());
     h.k = elu1_features(h.k, key_pad);  // zero at padding: padded keys add nothing to the sums
     return h;
   }
-
-  std::shared_ptr<QKVProjection> proj_;
 };
 
 RegisterAttention reg({"linear",

@@ -26,36 +26,23 @@
 namespace az {
 namespace {
 
-class Performer : public Attention {
+class Performer : public FeatureMapAttention {
  public:
-  explicit Performer(const AttentionConfig& c) : Attention(c) {
+  explicit Performer(const AttentionConfig& c)
+      : FeatureMapAttention(c, "FAVOR+ estimate of exp(q.k/sqrt(d))", 1e-6f) {
     int64_t d = c.head_dim(), m = knob_int("features");
     if (m == 0) m = std::max<int64_t>(d, int64_t(double(d) * std::log(double(d))));  // d ln d, as performer-pytorch
-    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
     features_ = register_buffer("features", orthogonal_gaussian(m, d, global_rng()));  // W [m,d]
     calls_ = register_buffer("calls", Tensor::zeros({1}));  // training calls since the last draw
   }
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
-    auto h = features(x, key_pad);
-    return proj_->output(kernel_attention(h.q, h.k, h.v, cfg_.causal, kEps));
-  }
-
-  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
-    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "FAVOR+ estimate of exp(q.k/sqrt(d))");
-  }
-
-  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
-    NoGradGuard ng;
-    auto h = features(x, key_pad);
-    Tensor w = kernel_weights(h.q, h.k, cfg_.causal, kEps);
-    return reshape(w, {w.size(1), w.size(2), w.size(3)});
+    return FeatureMapAttention::forward(x, key_pad);
   }
 
  private:
-  static constexpr float kEps = 1e-6f;       // in the normaliser
-  static constexpr float kFeatEps = 1e-4f;   // added to every feature (performer-pytorch kernel_eps)
+  static constexpr float kFeatEps = 1e-4f;  // added to every feature (performer-pytorch kernel_eps)
 
   // A fresh draw written into the same buffer, so the registered handle stays valid.
   void redraw() {
@@ -64,7 +51,7 @@ class Performer : public Attention {
   }
 
   // phi(q), phi(k) [B,H,N,m] (phi(k) zero at padding) and v [B,H,N,d].
-  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) {
+  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);
     float s = std::pow(float(cfg_.head_dim()), -0.25f);
     Tensor w = mul_scalar(features_, s);        // [m,d], no gradient: a buffer
@@ -77,7 +64,6 @@ class Performer : public Attention {
     return h;
   }
 
-  std::shared_ptr<QKVProjection> proj_;
   Tensor features_, calls_;
 };
 

@@ -25,11 +25,11 @@
 namespace az {
 namespace {
 
-class RandomFeatureAttention : public Attention {
+class RandomFeatureAttention : public FeatureMapAttention {
  public:
-  explicit RandomFeatureAttention(const AttentionConfig& c) : Attention(c) {
+  explicit RandomFeatureAttention(const AttentionConfig& c)
+      : FeatureMapAttention(c, "random Fourier estimate of a Gaussian kernel", 1.0f, KernelNorm::clamp) {  // max(den, 1)
     int64_t d = c.head_dim(), m = knob_int("features");
-    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
     sigma_ = register_parameter("sigma", Tensor::ones({c.heads, d}), false);
     features_ = register_buffer("features", Tensor::randn({m, d}, 1.0f, global_rng()));  // W [m,d]
     calls_ = register_buffer("calls", Tensor::zeros({1}));  // training calls since the last draw
@@ -40,26 +40,12 @@ class RandomFeatureAttention : public Attention {
       Tensor w = Tensor::randn(features_.shape(), 1.0f, global_rng());
       std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
     }
-    auto h = features(x, key_pad);
-    return proj_->output(kernel_attention(h.q, h.k, h.v, cfg_.causal, kFloor, KernelNorm::clamp));
-  }
-
-  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
-    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "random Fourier estimate of a Gaussian kernel");
-  }
-
-  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
-    NoGradGuard ng;
-    auto h = features(x, key_pad);
-    Tensor w = kernel_weights(h.q, h.k, cfg_.causal, kFloor, KernelNorm::clamp);
-    return reshape(w, {w.size(1), w.size(2), w.size(3)});
+    return FeatureMapAttention::forward(x, key_pad);
   }
 
  private:
-  static constexpr float kFloor = 1.0f;  // the normaliser is max(den, 1)
-
   // phi(q), phi(k) [B,H,N,2m] (phi(k) zero at padding) and v [B,H,N,d].
-  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) {
+  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);
     int64_t B = x.size(0), H = cfg_.heads, d = cfg_.head_dim(), m = features_.size(0);
     // W (sigma * x) = (W diag(sigma)) x: scale the small [H,m,d] matrices, not the [B,H,N,d] inputs
@@ -72,7 +58,6 @@ class RandomFeatureAttention : public Attention {
     return h;
   }
 
-  std::shared_ptr<QKVProjection> proj_;
   Tensor sigma_, features_, calls_;
 };
 
