@@ -3,6 +3,7 @@
 #include "data/pathfinder.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <filesystem>
@@ -384,16 +385,21 @@ Dataset generate_pathfinder(const PathfinderConfig& cfg, int n, uint64_t seed) {
   ds.seqs.resize(size_t(n));
   ds.labels = labels;
   // Image i depends only on (seed, i), so the loop parallelises without
-  // changing a pixel; an error inside the loop is rethrown after it.
+  // changing a pixel; an error inside the loop is rethrown after it, and once
+  // one image has failed the others are skipped (a configuration too crowded
+  // to draw would otherwise spend max_scene_tries on every one of n images).
   std::exception_ptr error;
+  std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic, 16)
   for (int i = 0; i < n; ++i) {
+    if (failed.load(std::memory_order_relaxed)) continue;
     try {
       PathfinderSample s = generate_pathfinder_sample(cfg, labels[size_t(i)], derive(seed, uint64_t(i)));
       std::vector<int32_t>& seq = ds.seqs[size_t(i)];
       seq.resize(s.pixels.size());
       for (size_t p = 0; p < s.pixels.size(); ++p) seq[p] = int32_t(s.pixels[p]) + 1;  // 0 is padding
     } catch (...) {
+      failed.store(true, std::memory_order_relaxed);
 #pragma omp critical(pathfinder_error)
       if (!error) error = std::current_exception();
     }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -301,6 +302,14 @@ TEST_CASE("pathfinder: bad configurations are errors, never hangs") {
   cfg.path_segments = 60;
   cfg.max_scene_tries = 5;
   CHECK(contains(error_of<DataError>([&] { generate_pathfinder(cfg, 1, 0); }), "could not fit 2 paths of 60 dashes in 12x12"));
+  // A configuration that cannot be drawn stops at the first image that fails,
+  // not after trying every one of n (16x16 with 6 dashes: ~0.1 s per failed
+  // image, so 100,000 images took hours before the loop stopped early).
+  cfg = pathfinder_preset("easy");
+  cfg.image_size = 16;
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK(contains(error_of<DataError>([&] { generate_pathfinder(cfg, 100000, 0); }), "could not fit 2 paths of 6 dashes in 16x16"));
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 60);
   // Other sizes and shapes work and keep the pixel rule.
   cfg = PathfinderConfig();
   cfg.image_size = 64;
