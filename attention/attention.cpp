@@ -89,4 +89,15 @@ Tensor Attention::attention_weights(const Tensor&, const Tensor&) {
   fail("this model has no attention matrix to show");
 }
 
+Pattern all_keys_pattern(int64_t n, const Tensor& key_pad, bool causal, const std::string& legend) {
+  Pattern p;
+  p.n = n;
+  p.legend = {legend};
+  p.cell.assign(size_t(n * n), 0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      if (!(causal && j > i) && !(key_pad.defined() && key_pad.data()[j] != 0)) p.cell[size_t(i * n + j)] = 1;
+  return p;
+}
+
 }  // namespace az

@@ -82,4 +82,7 @@ std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConf
 std::vector<std::string> attention_names();  // sorted
 const AttentionInfo& attention_info(const std::string& name);  // throws listing valid names
 
+// Every (i, j) with j not padding (and j <= i when causal), one legend entry.
+Pattern all_keys_pattern(int64_t n, const Tensor& key_pad, bool causal, const std::string& legend);
+
 }  // namespace az

@@ -623,17 +623,6 @@ bool redraw_due(const Tensor& counter, int64_t interval, bool training) {
   return due;
 }
 
-Pattern all_keys_pattern(int64_t n, const Tensor& key_pad, bool causal, const std::string& legend) {
-  Pattern p;
-  p.n = n;
-  p.legend = {legend};
-  p.cell.assign(size_t(n * n), 0);
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      if (!(causal && j > i) && !(key_pad.defined() && key_pad.data()[j] != 0)) p.cell[size_t(i * n + j)] = 1;
-  return p;
-}
-
 FeatureMapAttention::FeatureMapAttention(const AttentionConfig& c, std::string legend, float eps, KernelNorm norm)
     : Attention(c), legend_(std::move(legend)), eps_(eps), norm_(norm) {
   proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));

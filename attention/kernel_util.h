@@ -84,9 +84,6 @@ Tensor key_keep(const Tensor& key_pad);
 // every `interval` training calls; never in evaluation, never when interval = 0.
 bool redraw_due(const Tensor& counter, int64_t interval, bool training);
 
-// Every (i, j) with j not padding (and j <= i when causal), one legend entry.
-Pattern all_keys_pattern(int64_t n, const Tensor& key_pad, bool causal, const std::string& legend);
-
 // The wiring shared by the feature-map variants (linear, performer, rfa): each
 // gives only phi, as features(x, key_pad) -> {phi(q), phi(k), v} with phi(k)
 // zero at padded keys; this class projects, calls kernel_attention and maps

@@ -39,14 +39,8 @@ class FNet : public Attention {
     return fourier_real(x, key_pad, knob_int("own_length") != 0, knob_int("ortho") != 0);
   }
 
-  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
-    Pattern p = Attention::pattern(x, key_pad);
-    p.legend = {"Fourier mixing"};
-    if (key_pad.defined())  // padded positions contribute nothing
-      for (int64_t i = 0; i < p.n; ++i)
-        for (int64_t j = 0; j < p.n; ++j)
-          if (key_pad.data()[j] != 0) p.cell[size_t(i * p.n + j)] = 0;
-    return p;
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing
+    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "Fourier mixing");
   }
 };
 

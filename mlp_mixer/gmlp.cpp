@@ -61,14 +61,8 @@ class GMlp : public Attention {
     return reshape(w, {1, N, N});
   }
 
-  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
-    Pattern p = Attention::pattern(x, key_pad);  // dense, lower-triangular when causal
-    p.legend = {"spatial gating"};
-    if (key_pad.defined())
-      for (int64_t i = 0; i < p.n; ++i)
-        for (int64_t j = 0; j < p.n; ++j)
-          if (key_pad.data()[j] != 0) p.cell[size_t(i * p.n + j)] = 0;
-    return p;
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing
+    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "spatial gating");
   }
 
  private:
