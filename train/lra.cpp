@@ -35,7 +35,8 @@ namespace fs = std::filesystem;
 // four hash rounds) set the pace, the linear ones take a fraction of it.
 //
 //  quick: a smoke test of the whole pipeline, ~20 models x 4 tasks + the bench in
-//         about 20 minutes: ~10 s per cell, so tiny models (1 layer, dim 32) and a
+//         a few minutes (2 min 20 s measured on the idle 2-core machine, data cached):
+//         about a second per cell, so tiny models (1 layer, dim 32) and a
 //         few dozen steps; the accuracies are near chance and mean nothing.
 //  mini:  the README's table, within 3 hours: ~2 minutes per cell on average.
 //         Sequences are LRA's shape at CPU scale (ListOps up to 256 tokens, 1K bytes
@@ -55,7 +56,7 @@ const std::vector<LraPreset>& lra_presets() {
   //   name         len  train   val  test  dim h  L  ffn  steps batch warm eval   lr    listops min/depth/args, dashes
   static const std::vector<LraPreset> presets = {
       {"quick",
-       "smoke test of the pipeline (about 20 minutes on 2 cores; accuracies mean nothing)",
+       "smoke test of the pipeline (a few minutes on 2 cores; accuracies mean nothing)",
        {{"listops",    128,  2000,  200,  200,  32, 2, 1,  64,   60,  16,  10,  30, 1e-3, 20, 4, 5, 0},
         {"text",       512,  1000,  200,  200,  32, 2, 1,  64,   40,  16,   8,  20, 1e-3},
         {"image",      784,  1000,  200,  200,  32, 2, 1,  64,   30,  16,   6,  15, 1e-3},
@@ -468,7 +469,7 @@ const char* kLraHelp =
     "  trains every model on ListOps, Text, Image and Pathfinder (same size and budget per task),\n"
     "  benches every model at three lengths, each cell in its own process, and writes DIR/results.md\n"
     "  (LRA's two tables beside ours) and DIR/chart.svg, chart.png (accuracy, speed, memory)\n"
-    "  --preset quick   a smoke test of the pipeline: about 20 minutes on 2 cores\n"
+    "  --preset quick   a smoke test of the pipeline: a few minutes on 2 cores\n"
     "           mini    the README's numbers: about 3 hours\n"
     "           full    LRA's lengths with a CPU-day budget\n"
     "  --models a,b,... models to run (default: every model but flash)\n"

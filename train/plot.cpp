@@ -322,8 +322,8 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
       if (t >= x0 && t <= x1) tics += (tics.empty() ? "" : ", ") + gp_quote(num(t)) + " " + num(t);
     }
   body << "set xtics (" << tics << ")\n";
-  // Labels: above the bubble, else below, right or left, whichever first clears the labels and
-  // bubbles already placed.  Positions in pixels of an estimated 720 x 560 plot area; a character
+  // Labels: above the bubble, else below, right or left, diagonal, or a line further out,
+  // whichever first clears the labels and bubbles already placed.  Positions in pixels of an estimated 720 x 560 plot area; a character
   // is about 7 x 14 pixels, a bubble's radius about 3.2 pixels per unit of point size.
   struct Box {
     double x, y, w, h;  // centre, size
@@ -343,8 +343,10 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     ++own;  // this point's own bubble is placed[own]
     double r = 3.2 * size(p.memory_mb), w = 7.0 * double(p.model.size()), h = 14;
     double dx = r + 4 + w / 2, dy = r + 10;
-    std::vector<std::pair<double, double>> tries = {{0, dy},   {0, -dy},      {dx, 0},       {-dx, 0},
-                                                    {dx, dy},  {-dx, dy},     {dx, -dy},     {-dx, -dy}};
+    std::vector<std::pair<double, double>> tries = {{0, dy},  {0, -dy},     {dx, 0},      {-dx, 0},
+                                                    {dx, dy}, {-dx, dy},    {dx, -dy},    {-dx, -dy},
+                                                    {dx, h},  {-dx, h},     {dx, -h},     {-dx, -h},
+                                                    {0, dy + h}, {0, -dy - h}, {0, dy + 2 * h}, {0, -dy - 2 * h}};
     std::pair<double, double> pick = tries[0];
     double least = 1e300;
     for (auto& t : tries) {  // the first position that overlaps nothing, else the one that overlaps least

@@ -50,14 +50,14 @@ set label 7 "gmlp" at 0.7907,62.7775 center offset char 0,1.44671 front
 set label 8 "linear" at 12.6871,61.19 center offset char 4.19139,0 front
 set label 9 "linformer" at 4.826,64.3675 center offset char 0,1.08287 front
 set label 10 "local" at 9.2707,62.5575 center offset char 0,1.05383 front
-set label 11 "longformer" at 8.2936,62.3425 center offset char 0,-1.06004 front
+set label 11 "longformer" at 8.2936,62.3425 center offset char 0,-2.06004 front
 set label 12 "mixer" at 20.4898,61.9175 center offset char 0,0.977142 front
-set label 13 "performer" at 8.9032,61.995 center offset char 0,-1.0844 front
+set label 13 "performer" at 8.9032,61.995 center offset char 0,3.0844 front
 set label 14 "reformer" at 3.2462,60.1 center offset char 0,1.10075 front
 set label 15 "rfa" at 6.135,61.5775 center offset char 0,1.16593 front
 set label 16 "routing" at 5.3561,62.66 center offset char 4.69475,1.02595 front
-set label 17 "sinkhorn" at 6.91,62.765 center offset char -5.2943,-1.07572 front
-set label 18 "strided" at 10.3146,61.84 center offset char 4.70625,0 front
+set label 17 "sinkhorn" at 6.91,62.765 center offset char 0,3.07572 front
+set label 18 "strided" at 10.3146,61.84 center offset char 0,-3.03169 front
 set label 19 "synthesizer" at 0.6516,58.6275 center offset char 0,1.03597 front
 set arrow from graph 0, first 36.555 to graph 1, first 36.555 nohead dt 2 lc rgb '#888888'
 set label 20 'chance (majority class)' at graph 0.01, first 36.555 offset 0,0.6 left textcolor rgb '#888888'
@@ -89,14 +89,14 @@ set label 7 "gmlp" at 0.7907,62.7775 center offset char 0,1.44671 front
 set label 8 "linear" at 12.6871,61.19 center offset char 4.19139,0 front
 set label 9 "linformer" at 4.826,64.3675 center offset char 0,1.08287 front
 set label 10 "local" at 9.2707,62.5575 center offset char 0,1.05383 front
-set label 11 "longformer" at 8.2936,62.3425 center offset char 0,-1.06004 front
+set label 11 "longformer" at 8.2936,62.3425 center offset char 0,-2.06004 front
 set label 12 "mixer" at 20.4898,61.9175 center offset char 0,0.977142 front
-set label 13 "performer" at 8.9032,61.995 center offset char 0,-1.0844 front
+set label 13 "performer" at 8.9032,61.995 center offset char 0,3.0844 front
 set label 14 "reformer" at 3.2462,60.1 center offset char 0,1.10075 front
 set label 15 "rfa" at 6.135,61.5775 center offset char 0,1.16593 front
 set label 16 "routing" at 5.3561,62.66 center offset char 4.69475,1.02595 front
-set label 17 "sinkhorn" at 6.91,62.765 center offset char -5.2943,-1.07572 front
-set label 18 "strided" at 10.3146,61.84 center offset char 4.70625,0 front
+set label 17 "sinkhorn" at 6.91,62.765 center offset char 0,3.07572 front
+set label 18 "strided" at 10.3146,61.84 center offset char 0,-3.03169 front
 set label 19 "synthesizer" at 0.6516,58.6275 center offset char 0,1.03597 front
 set arrow from graph 0, first 36.555 to graph 1, first 36.555 nohead dt 2 lc rgb '#888888'
 set label 20 'chance (majority class)' at graph 0.01, first 36.555 offset 0,0.6 left textcolor rgb '#888888'
