@@ -2,8 +2,11 @@
 //
 // Broadcasting: shapes are aligned at the right; a dimension of 1 (or a
 // missing one) repeats.  Backward sums the gradient over repeated dimensions.
+#include <omp.h>
+
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "autograd/internal.h"
 #include "autograd/ops.h"
@@ -54,16 +57,70 @@ static inline int64_t bcast_offset(int64_t i, const Shape& out, const std::vecto
 
 // Calls f(i, ia, ib) for every output element, rows in parallel.
 template <class F>
-static void bcast_each(const Shape& out, const Shape& sa, const Shape& sb, F f, bool parallel) {
+static void bcast_each(const Shape& out, const Shape& sa, const Shape& sb, F f) {
   int64_t n = numel_of(out);
   if (n == 0) return;
   auto ta = broadcast_strides(sa, out), tb = broadcast_strides(sb, out);
   int64_t inner = out.empty() ? 1 : out.back();
   int64_t rows = n / inner, ia_s = out.empty() ? 0 : ta.back(), ib_s = out.empty() ? 0 : tb.back();
-#pragma omp parallel for if (parallel && n > kParallelMin)
+#pragma omp parallel for if (n > kParallelMin)
   for (int64_t r = 0; r < rows; ++r) {
     int64_t ia = bcast_offset(r * inner, out, ta), ib = bcast_offset(r * inner, out, tb);
     for (int64_t j = 0; j < inner; ++j) f(r * inner + j, ia + j * ia_s, ib + j * ib_s);
+  }
+}
+
+// gx += the gradient reaching operand x of a broadcasting binary op, o being the
+// other operand: gx[ix] += sum of g[i] * d(x[ix], o[io]) over the outputs i that
+// read x[ix].  x may repeat (then its elements gather from many outputs), so the
+// rows are split among the threads, each summing into its own copy of gx, and
+// the copies are added in thread order (deterministic for a thread count).
+// Each row's inner loop is contiguous or a plain sum, so it vectorises.
+template <class D>
+static void reduce_grad(const Shape& out, const Shape& sx, const Shape& so, const float* g, const float* px,
+                        const float* po, float* gx, D d) {
+  int64_t n = numel_of(out);
+  if (n == 0) return;
+  auto tx = broadcast_strides(sx, out), to = broadcast_strides(so, out);
+  int64_t inner = out.empty() ? 1 : out.back(), rows = n / inner, nx = numel_of(sx);
+  int64_t xs = out.empty() ? 0 : tx.back(), os = out.empty() ? 0 : to.back();
+  // x not repeated: the rows write disjoint elements of gx, no copies needed;
+  // repeated: private copies, only when they cost far less than the work
+  bool direct = nx == n;
+  int nt = n > kParallelMin && (direct || nx * 8 <= n) ? omp_get_max_threads() : 1;
+  bool copies = nt > 1 && !direct;
+  std::vector<float> part(copies ? size_t(nt) * size_t(nx) : 0, 0.0f);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    float* acc = copies ? part.data() + size_t(omp_get_thread_num()) * size_t(nx) : gx;
+#pragma omp for
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t ix = bcast_offset(r * inner, out, tx), io = bcast_offset(r * inner, out, to);
+      const float* gr = g + r * inner;
+      if (xs == 0) {  // x[ix] repeats along the row: one sum
+        float s = 0;
+        if (os == 0) {
+#pragma omp simd reduction(+ : s)
+          for (int64_t j = 0; j < inner; ++j) s += gr[j];
+          s *= d(px[ix], po[io]);
+        } else {
+#pragma omp simd reduction(+ : s)
+          for (int64_t j = 0; j < inner; ++j) s += gr[j] * d(px[ix], po[io + j]);
+        }
+        acc[ix] += s;
+      } else if (os == 0) {
+#pragma omp simd
+        for (int64_t j = 0; j < inner; ++j) acc[ix + j] += gr[j] * d(px[ix + j], po[io]);
+      } else {
+#pragma omp simd
+        for (int64_t j = 0; j < inner; ++j) acc[ix + j] += gr[j] * d(px[ix + j], po[io + j]);
+      }
+    }
+  }
+  for (int t = 0; t < (copies ? nt : 0); ++t) {
+    const float* p = part.data() + size_t(t) * size_t(nx);
+#pragma omp simd
+    for (int64_t k = 0; k < nx; ++k) gx[k] += p[k];
   }
 }
 
@@ -80,8 +137,7 @@ static Tensor binary(const char* name, const Tensor& a, const Tensor& b, Fwd fwd
 #pragma omp parallel for simd if (n > kParallelMin)
     for (int64_t i = 0; i < n; ++i) py[i] = fwd(pa[i], pb[i]);
   } else {
-    bcast_each(out, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) { py[i] = fwd(pa[ia], pb[ib]); },
-               true);
+    bcast_each(out, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) { py[i] = fwd(pa[ia], pb[ib]); });
   }
   if (needs_grad({&a, &b}))
     attach(y, name, {a, b}, [a, b, da, db](const Tensor& y) {
@@ -94,10 +150,7 @@ static Tensor binary(const char* name, const Tensor& a, const Tensor& b, Fwd fwd
 #pragma omp parallel for simd if (n > kParallelMin)
           for (int64_t i = 0; i < n; ++i) ga[i] += g[i] * da(pa[i], pb[i]);
         } else {
-          // a's elements may repeat: accumulate serially unless a has the output's shape.
-          bcast_each(y.shape(), a.shape(), b.shape(),
-                     [&](int64_t i, int64_t ia, int64_t ib) { ga[ia] += g[i] * da(pa[ia], pb[ib]); },
-                     a.shape() == y.shape());
+          reduce_grad(y.shape(), a.shape(), b.shape(), g, pa, pb, ga, [&](float x, float o) { return da(x, o); });
         }
       }
       if (b.requires_grad()) {
@@ -106,9 +159,7 @@ static Tensor binary(const char* name, const Tensor& a, const Tensor& b, Fwd fwd
 #pragma omp parallel for simd if (n > kParallelMin)
           for (int64_t i = 0; i < n; ++i) gb[i] += g[i] * db(pa[i], pb[i]);
         } else {
-          bcast_each(y.shape(), a.shape(), b.shape(),
-                     [&](int64_t i, int64_t ia, int64_t ib) { gb[ib] += g[i] * db(pa[ia], pb[ib]); },
-                     b.shape() == y.shape());
+          reduce_grad(y.shape(), b.shape(), a.shape(), g, pb, pa, gb, [&](float x, float o) { return db(o, x); });
         }
       }
     });

@@ -44,6 +44,52 @@ TEST_CASE("binary ops with broadcasting are gradient-checked") {
   }
 }
 
+TEST_CASE("broadcast backward on large tensors equals a plain serial sum") {
+  // Sizes past the parallel threshold, so the per-thread reduction runs; the
+  // reference sums the gradient reaching each repeated element in a plain loop.
+  struct Case {
+    Shape a, b;
+  };
+  std::vector<Case> cases = {{{64, 96, 40}, {96, 1}},    // a bias per row (the mixer's token bias)
+                             {{64, 96, 40}, {40}},       // a bias per column
+                             {{64, 96, 40}, {1, 96, 40}},  // a positional table over the batch
+                             {{64, 1, 40}, {1, 96, 1}}};   // both sides repeat
+  for (auto& c : cases) {
+    CAPTURE(shape_str(c.a));
+    CAPTURE(shape_str(c.b));
+    for (int op = 0; op < 2; ++op) {  // add (constant derivatives) and mul (derivatives read the other side)
+      Tensor a = param(c.a), b = param(c.b);
+      Tensor y = op == 0 ? add(a, b) : mul(a, b);
+      Tensor g = Tensor::uniform(y.shape(), -1.0f, 1.0f, rng);
+      y.backward(g);
+      Shape out = y.shape();
+      auto strides = [&](const Shape& in) {  // 0 where `in` repeats along out
+        std::vector<int64_t> st(out.size(), 0);
+        int64_t m = 1;
+        for (size_t k = out.size(), j = in.size(); k-- > 0 && j-- > 0;) {
+          st[k] = in[j] == 1 ? 0 : m;
+          m *= in[j];
+        }
+        return st;
+      };
+      auto sa = strides(c.a), sb = strides(c.b);
+      std::vector<double> ra(size_t(a.numel()), 0.0), rb(size_t(b.numel()), 0.0);
+      for (int64_t i = 0; i < y.numel(); ++i) {
+        int64_t ia = 0, ib = 0, rest = i;
+        for (size_t k = out.size(); k-- > 0;) {
+          ia += (rest % out[k]) * sa[k], ib += (rest % out[k]) * sb[k];
+          rest /= out[k];
+        }
+        double gi = g.data()[i];
+        ra[size_t(ia)] += gi * (op == 0 ? 1.0 : b.data()[ib]);
+        rb[size_t(ib)] += gi * (op == 0 ? 1.0 : a.data()[ia]);
+      }
+      for (int64_t k = 0; k < a.numel(); ++k) REQUIRE(a.grad().data()[k] == doctest::Approx(ra[size_t(k)]).epsilon(1e-4));
+      for (int64_t k = 0; k < b.numel(); ++k) REQUIRE(b.grad().data()[k] == doctest::Approx(rb[size_t(k)]).epsilon(1e-4));
+    }
+  }
+}
+
 TEST_CASE("unary ops are gradient-checked") {
   Tensor x = param({3, 5, 7});
   Tensor pos = param({3, 5, 7}, 0.5f, 2.0f);
