@@ -4,6 +4,7 @@
 // missing one) repeats.  Backward sums the gradient over repeated dimensions.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -55,18 +56,35 @@ static inline int64_t bcast_offset(int64_t i, const Shape& out, const std::vecto
   return off;
 }
 
-// Calls f(i, ia, ib) for every output element, rows in parallel.
-template <class F>
-static void bcast_each(const Shape& out, const Shape& sa, const Shape& sb, F f) {
+// y = fwd(a, b) with broadcasting, rows of the output in parallel; along a
+// row each operand is either contiguous or one repeated value, so each of the
+// four cases is a plain loop that vectorises.
+template <class Fwd>
+static void bcast_forward(const Shape& out, const Shape& sa, const Shape& sb, const float* pa, const float* pb,
+                          float* py, Fwd fwd) {
   int64_t n = numel_of(out);
   if (n == 0) return;
   auto ta = broadcast_strides(sa, out), tb = broadcast_strides(sb, out);
   int64_t inner = out.empty() ? 1 : out.back();
-  int64_t rows = n / inner, ia_s = out.empty() ? 0 : ta.back(), ib_s = out.empty() ? 0 : tb.back();
+  int64_t rows = n / inner, as = out.empty() ? 0 : ta.back(), bs = out.empty() ? 0 : tb.back();
 #pragma omp parallel for if (n > kParallelMin)
   for (int64_t r = 0; r < rows; ++r) {
-    int64_t ia = bcast_offset(r * inner, out, ta), ib = bcast_offset(r * inner, out, tb);
-    for (int64_t j = 0; j < inner; ++j) f(r * inner + j, ia + j * ia_s, ib + j * ib_s);
+    const float *ar = pa + bcast_offset(r * inner, out, ta), *br = pb + bcast_offset(r * inner, out, tb);
+    float* yr = py + r * inner;
+    if (as && bs) {
+#pragma omp simd
+      for (int64_t j = 0; j < inner; ++j) yr[j] = fwd(ar[j], br[j]);
+    } else if (as) {
+      float bv = *br;
+#pragma omp simd
+      for (int64_t j = 0; j < inner; ++j) yr[j] = fwd(ar[j], bv);
+    } else if (bs) {
+      float av = *ar;
+#pragma omp simd
+      for (int64_t j = 0; j < inner; ++j) yr[j] = fwd(av, br[j]);
+    } else {
+      std::fill(yr, yr + inner, fwd(*ar, *br));
+    }
   }
 }
 
@@ -137,7 +155,7 @@ static Tensor binary(const char* name, const Tensor& a, const Tensor& b, Fwd fwd
 #pragma omp parallel for simd if (n > kParallelMin)
     for (int64_t i = 0; i < n; ++i) py[i] = fwd(pa[i], pb[i]);
   } else {
-    bcast_each(out, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) { py[i] = fwd(pa[ia], pb[ib]); });
+    bcast_forward(out, a.shape(), b.shape(), pa, pb, py, fwd);
   }
   if (needs_grad({&a, &b}))
     attach(y, name, {a, b}, [a, b, da, db](const Tensor& y) {

@@ -44,7 +44,7 @@ TEST_CASE("binary ops with broadcasting are gradient-checked") {
   }
 }
 
-TEST_CASE("broadcast backward on large tensors equals a plain serial sum") {
+TEST_CASE("broadcasting on large tensors: values and gradients equal a plain serial loop") {
   // Sizes past the parallel threshold, so the per-thread reduction runs; the
   // reference sums the gradient reaching each repeated element in a plain loop.
   struct Case {
@@ -80,6 +80,8 @@ TEST_CASE("broadcast backward on large tensors equals a plain serial sum") {
           ia += (rest % out[k]) * sa[k], ib += (rest % out[k]) * sb[k];
           rest /= out[k];
         }
+        double want = op == 0 ? double(a.data()[ia]) + b.data()[ib] : double(a.data()[ia]) * b.data()[ib];
+        if (std::fabs(y.data()[i] - want) > 1e-6 * (1 + std::fabs(want))) REQUIRE(y.data()[i] == doctest::Approx(want));
         double gi = g.data()[i];
         ra[size_t(ia)] += gi * (op == 0 ? 1.0 : b.data()[ib]);
         rb[size_t(ib)] += gi * (op == 0 ? 1.0 : a.data()[ia]);
