@@ -144,6 +144,38 @@ Dataset load_classes_impl(const std::string& dir, int channels, int image_size,
   return ds;
 }
 
+// stb_image fills the rows missing from a truncated BMP with zeros, so a
+// 150-byte file announcing 7 x 2.6M pixels decodes (and resizes) for seconds.
+// For the uncompressed layouts stb reads (BI_RGB, BI_BITFIELDS) the header says
+// how many bytes the rows take; refuse a file shorter than that (the last row's
+// padding may be missing).  Other layouts are left to stb.  Found by
+// tests/fuzz/fuzz_image.cpp.
+void bmp_complete_or_throw(const std::vector<uint8_t>& b, const std::string& path) {
+  auto u16 = [&](size_t i) { return uint32_t(b[i]) | uint32_t(b[i + 1]) << 8; };
+  auto u32 = [&](size_t i) { return u16(i) | u16(i + 2) << 16; };
+  if (b.size() < 26) return;  // stb refuses it
+  uint32_t offset = u32(10), hsize = u32(14);
+  int64_t w = 0, h = 0, bpp = 0, compression = 0;
+  if (hsize == 12) {  // OS/2 core header: 16-bit sizes
+    w = u16(18), h = u16(20), bpp = b.size() >= 26 ? u16(24) : 0;
+  } else if (hsize >= 40 && b.size() >= 34) {
+    w = int32_t(u32(18)), h = int32_t(u32(22)), bpp = u16(28), compression = u32(30);
+  } else {
+    return;
+  }
+  if (compression != 0 && compression != 3) return;
+  if (w <= 0 || h == 0 || bpp <= 0 || bpp > 32) return;  // stb refuses these
+  h = std::llabs(h);                    // negative: rows stored top-down
+  if (w * h > int64_t(4096) * 4096) return;  // refused by size before or by stb after; no overflow below
+  const int64_t row = (w * bpp + 31) / 32 * 4, last = (w * bpp + 7) / 8;
+  const int64_t need = int64_t(std::max<uint32_t>(offset, 14 + hsize)) + row * (h - 1) + last;
+  if (int64_t(b.size()) < need) {
+    throw DataError("image: " + path + ": truncated BMP: " + std::to_string(w) + "x" + std::to_string(h) +
+                    " pixels at " + std::to_string(bpp) + " bits need " + std::to_string(need) + " bytes, the file has " +
+                    std::to_string(b.size()) + ", expected a complete BMP file");
+  }
+}
+
 // Debian's stb_image (2.27) trusts the code counts of a JPEG Huffman table:
 // counts summing past 256 overflow its tables (a heap write; upstream checks
 // since 2.28).  Walk the marker segments as stb does -- lengths skip segment
@@ -252,6 +284,7 @@ std::vector<uint8_t> read_image(const std::string& path, int channels, int* widt
     throw DataError("image: " + path + ": " + std::to_string(w) + "x" + std::to_string(std::llabs(h)) +
                     " pixels, expected at most 4096x4096");
   }
+  if (bmp) bmp_complete_or_throw(bytes, path);
   stbi_uc* px = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &file_channels, channels);
   if (px && too_large(w, h)) {  // in case info and load ever disagree again
     stbi_image_free(px);

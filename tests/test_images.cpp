@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -323,6 +324,37 @@ TEST_CASE("image folder: PNG, BMP and JPG in a class tree, grey and RGB") {
     CHECK(rgb.seqs[1][p] == b[p] + 1);  // BMP is lossless
     CHECK(rgb.seqs[2][p] == c[p] + 1);
   }
+}
+
+TEST_CASE("image: a BMP whose pixels run past the end of the file is refused") {
+  // stb_image fills a truncated BMP's missing rows with zeros, so a 150-byte file
+  // announcing 6 x 2.6M pixels decoded (and was resized) for seconds; found by
+  // tests/fuzz/fuzz_image.cpp.  The header says how many bytes the rows need.
+  TempDir dir("az_images");
+  const std::string good = dir / "good.bmp";
+  REQUIRE(stbi_write_bmp(good.c_str(), 7, 6, 3, pattern(7, 6, 3, 1).data()));
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int w = 0, h = 0;
+  CHECK(read_image(good, 3, &w, &h).size() == 7 * 6 * 3);  // complete: loads
+  // the last row's padding missing: still loads (some writers omit it)
+  const std::string short_pad = dir / "short_pad.bmp";
+  std::ofstream(short_pad, std::ios::binary) << bytes.substr(0, bytes.size() - 3);  // rows: 21 bytes + 3 padding
+  CHECK(read_image(short_pad, 3, &w, &h).size() == 7 * 6 * 3);
+  // one row short: refused, naming what the header needs
+  const std::string cut = dir / "cut.bmp";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() - 24);
+  std::string msg = error_of<DataError>([&] { read_image(cut, 3, &w, &h); });
+  CHECK(contains(msg, "cut.bmp: truncated BMP: 7x6 pixels at 24 bits need"));
+  CHECK(contains(msg, "expected a complete BMP file"));
+  CHECK(msg.find('\n') == std::string::npos);
+  // the fuzz input: a tall, narrow image in a tiny file
+  std::string tall = bytes.substr(0, 54);
+  const int32_t big = 2000000;  // 14M pixels: under the 4096x4096 limit
+  std::memcpy(&tall[22], &big, 4);
+  const std::string tall_path = dir / "tall.bmp";
+  std::ofstream(tall_path, std::ios::binary) << tall + std::string(96, '\x7f');
+  CHECK(contains(error_of<DataError>([&] { read_image(tall_path, 1, &w, &h); }), "truncated BMP: 7x2000000 pixels"));
 }
 
 TEST_CASE("image folder: resize to image_size x image_size") {
