@@ -21,6 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The most pixels a decoded image may have (4096 x 4096): a tiny file can announce far more.
+constexpr int64_t kMaxPixels = int64_t(4096) * 4096;
+
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -157,7 +160,7 @@ void bmp_complete_or_throw(const std::vector<uint8_t>& b, const std::string& pat
   uint32_t offset = u32(10), hsize = u32(14);
   int64_t w = 0, h = 0, bpp = 0, compression = 0;
   if (hsize == 12) {  // OS/2 core header: 16-bit sizes
-    w = u16(18), h = u16(20), bpp = b.size() >= 26 ? u16(24) : 0;
+    w = u16(18), h = u16(20), bpp = u16(24);
   } else if (hsize >= 40 && b.size() >= 34) {
     w = int32_t(u32(18)), h = int32_t(u32(22)), bpp = u16(28), compression = u32(30);
   } else {
@@ -166,7 +169,7 @@ void bmp_complete_or_throw(const std::vector<uint8_t>& b, const std::string& pat
   if (compression != 0 && compression != 3) return;
   if (w <= 0 || h == 0 || bpp <= 0 || bpp > 32) return;  // stb refuses these
   h = std::llabs(h);                    // negative: rows stored top-down
-  if (w * h > int64_t(4096) * 4096) return;  // refused by size before or by stb after; no overflow below
+  if (w * h > kMaxPixels) return;  // refused by size before or by stb after; no overflow below
   const int64_t row = (w * bpp + 31) / 32 * 4, last = (w * bpp + 7) / 8;
   const int64_t need = int64_t(std::max<uint32_t>(offset, 14 + hsize)) + row * (h - 1) + last;
   if (int64_t(b.size()) < need) {
@@ -278,7 +281,7 @@ std::vector<uint8_t> read_image(const std::string& path, int channels, int* widt
   // a billion pixels, which stb would allocate.  Refuse that first.
   // (stb_image 2.27 reports a top-down BMP's height as negative here.)
   auto too_large = [&](int64_t pw, int64_t ph) {
-    return std::llabs(pw) * std::llabs(ph) > int64_t(4096) * 4096;
+    return std::llabs(pw) * std::llabs(ph) > kMaxPixels;
   };
   if (stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &file_channels) && too_large(w, h)) {
     throw DataError("image: " + path + ": " + std::to_string(w) + "x" + std::to_string(std::llabs(h)) +

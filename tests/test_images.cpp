@@ -11,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,7 +28,6 @@ using az::test::TempDir;
 using az::test::error_of;
 using az::test::contains;
 
-// A fresh directory under /tmp, removed with everything in it at scope end.
 void write_gz(const std::string& path, const std::vector<uint8_t>& bytes) {
   gzFile f = gzopen(path.c_str(), "wb");
   REQUIRE(f != nullptr);

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <unistd.h>
 
 #include "data/listops.h"
 #include "tests/util.h"
@@ -181,7 +180,7 @@ TEST_CASE("listops: TSV round trip, CRLF, and LRA's file names") {
 
   // write_listops_dir + load_listops_dir give exactly generate_listops.
   const ListOpsConfig c = small_config(11);
-  write_listops_dir(c, (dir / "gen"));
+  write_listops_dir(c, dir / "gen");
   const Splits s = load_listops_dir(dir / "gen");
   const Splits g = generate_listops(c);
   CHECK(s.train.seqs == g.train.seqs);

@@ -178,7 +178,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   // the cost of each training cell
   md << "## Training cost: steps/s (evaluation excluded) and peak memory of each cell\n\n"
      << "Peak memory is the cell's whole process: data, model, optimizer state, activations, and the allocator's "
-        "cache of freed buffers (bounded by the peak in use). Steps/s is wall-clock: it is only comparable "
+        "cache of freed buffers (cached plus in use stay under twice the peak in use). Steps/s is wall-clock: it is only comparable "
         "between cells that ran on equally idle cores. The bench below compares speed and memory at fixed "
         "shapes.\n\n| Model |";
   for (auto& t : s.tasks) md << " " << title_of(t) << " |";
