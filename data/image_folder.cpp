@@ -149,24 +149,26 @@ Dataset load_classes_impl(const std::string& dir, int channels, int image_size,
 
 // stb_image fills the rows missing from a truncated BMP with zeros, so a
 // 150-byte file announcing 7 x 2.6M pixels decodes (and resizes) for seconds.
-// For the uncompressed layouts stb reads (BI_RGB, BI_BITFIELDS) the header says
-// how many bytes the rows take; refuse a file shorter than that (the last row's
-// padding may be missing).  Other layouts are left to stb.  Found by
-// tests/fuzz/fuzz_image.cpp.
+// For the layouts stb reads as rows -- every compression field but RLE (1, 2)
+// and 4 and above, which it refuses; read as a signed int, so a "negative"
+// field is decoded as uncompressed -- the header says how many bytes the rows
+// take; refuse a file shorter than that (the last row's padding may be missing).
+// Found by tests/fuzz/fuzz_image.cpp.
 void bmp_complete_or_throw(const std::vector<uint8_t>& b, const std::string& path) {
   auto u16 = [&](size_t i) { return uint32_t(b[i]) | uint32_t(b[i + 1]) << 8; };
   auto u32 = [&](size_t i) { return u16(i) | u16(i + 2) << 16; };
   if (b.size() < 26) return;  // stb refuses it
   uint32_t offset = u32(10), hsize = u32(14);
-  int64_t w = 0, h = 0, bpp = 0, compression = 0;
+  int64_t w = 0, h = 0, bpp = 0;
+  int32_t compression = 0;
   if (hsize == 12) {  // OS/2 core header: 16-bit sizes
     w = u16(18), h = u16(20), bpp = u16(24);
   } else if (hsize >= 40 && b.size() >= 34) {
-    w = int32_t(u32(18)), h = int32_t(u32(22)), bpp = u16(28), compression = u32(30);
+    w = int32_t(u32(18)), h = int32_t(u32(22)), bpp = u16(28), compression = int32_t(u32(30));
   } else {
     return;
   }
-  if (compression != 0 && compression != 3) return;
+  if (compression == 1 || compression == 2 || compression >= 4) return;  // stb refuses these
   if (w <= 0 || h == 0 || bpp <= 0 || bpp > 32) return;  // stb refuses these
   h = std::llabs(h);                    // negative: rows stored top-down
   if (w * h > kMaxPixels) return;  // refused by size before or by stb after; no overflow below

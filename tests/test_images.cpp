@@ -353,6 +353,12 @@ TEST_CASE("image: a BMP whose pixels run past the end of the file is refused") {
   const std::string tall_path = dir / "tall.bmp";
   std::ofstream(tall_path, std::ios::binary) << tall + std::string(96, '\x7f');
   CHECK(contains(error_of<DataError>([&] { read_image(tall_path, 1, &w, &h); }), "truncated BMP: 7x2000000 pixels"));
+  // stb reads the compression field as a signed int and decodes a negative one
+  // as uncompressed rows (the CI fuzz pass's second find): checked the same way
+  const uint32_t odd_compression = 0xBA000000u;
+  std::memcpy(&tall[30], &odd_compression, 4);
+  std::ofstream(tall_path, std::ios::binary) << tall + std::string(96, '\x7f');
+  CHECK(contains(error_of<DataError>([&] { read_image(tall_path, 1, &w, &h); }), "truncated BMP: 7x2000000 pixels"));
 }
 
 TEST_CASE("image folder: resize to image_size x image_size") {
