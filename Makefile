@@ -8,7 +8,7 @@ CPPFLAGS += -I. -I/usr/include/stb
 LDLIBS   += -lopenblas -lstb -lz -lfftw3f -lpthread
 ARFLAGS  = rcs
 
-LIB_SRC  := $(wildcard autograd/*.cpp nn/*.cpp attention/*.cpp mlp_mixer/*.cpp data/*.cpp train/*.cpp)
+LIB_SRC  := $(wildcard autograd/*.cpp nn/*.cpp attention/*.cpp mlp_mixer/*.cpp data/*.cpp train/*.cpp train/tasks/*.cpp)
 LIB_SRC  := $(filter-out train/main.cpp train/bench_core.cpp $(SKIP),$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.cpp)

@@ -424,8 +424,8 @@ void Tensor::backward(const Tensor& grad_output) const {
       if (Anomaly::enabled)
         for (const Tensor& in : n->inputs)
           if (in.requires_grad() && in.has_grad() && !all_finite(in.impl()->grad->data, in.numel()))
-            fail(std::string("anomaly: backward of op '") + n->name +
-                 "' produced a non-finite gradient for an input of shape " + shape_str(in.shape()));
+            throw AnomalyError(std::string("anomaly: backward of op '") + n->name +
+                               "' produced a non-finite gradient for an input of shape " + shape_str(in.shape()));
     }
     t.impl()->grad.reset();  // intermediate gradients are not kept
     t.impl()->node.reset();  // free the graph as we go

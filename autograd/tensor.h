@@ -27,6 +27,10 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 [[noreturn]] void fail(const std::string& msg);
+// Thrown by backward() when Anomaly::enabled and an op's backward made a NaN or Inf.
+struct AnomalyError : Error {
+  using Error::Error;
+};
 
 // Float buffer from a size-bucketed caching pool: a training step allocates
 // the same sizes every time, so after the first step nothing hits malloc.

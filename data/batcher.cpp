@@ -36,6 +36,29 @@ void check_options(const BatchOptions& o) {
   if (o.shift < 0) fail("expected shift >= 0, got " + std::to_string(o.shift));
 }
 
+// Pair tasks: the second sequences of the rows, padded to their own longest
+// (cut to cap), with their own mask.
+void add_second_sequences(const Dataset& d, const std::vector<size_t>& rows, size_t cap, Batch& b) {
+  if (d.seqs2.size() != d.seqs.size())
+    fail("pair dataset has " + std::to_string(d.seqs.size()) + " first and " + std::to_string(d.seqs2.size()) +
+         " second sequences");
+  size_t N2 = 1;
+  for (size_t r : rows) N2 = std::max(N2, std::min(d.seqs2[r].size(), cap));
+  b.N2 = static_cast<int>(N2);
+  b.tokens2.assign(rows.size() * N2, 0);
+  b.pad_mask2.assign(rows.size() * N2, 1.0f);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::vector<int32_t>& s = d.seqs2[rows[i]];
+    for (size_t t = 0; t < std::min(s.size(), N2); ++t) {
+      if (s[t] < 0 || (d.vocab_size > 0 && s[t] >= d.vocab_size))
+        fail("token " + std::to_string(s[t]) + " of the second sequence at row " + std::to_string(rows[i]) +
+             " is outside the vocabulary [0, " + std::to_string(d.vocab_size) + ")");
+      b.tokens2[i * N2 + t] = s[t];
+      b.pad_mask2[i * N2 + t] = 0.0f;
+    }
+  }
+}
+
 // Rows of a batch: tokens cut to max_len, padded to N with 0 and pad_mask 1.
 // pixels.N = H*W*C for the patch view (whole images, no cutting).
 Batch pad_rows(const Dataset& d, const std::vector<size_t>& rows, const BatchOptions& o) {
@@ -75,12 +98,21 @@ Batch pad_rows(const Dataset& d, const std::vector<size_t>& rows, const BatchOpt
       b.tokens[i * N + t] = id;
       b.pad_mask[i * N + t] = 0.0f;
     }
+    if (!d.targets.empty()) {  // per-position targets, aligned with the (cut) tokens
+      const std::vector<int32_t>& tg = d.targets[rows[i]];
+      if (tg.size() != s.size())
+        fail("row " + std::to_string(rows[i]) + " has " + std::to_string(s.size()) + " tokens but " +
+             std::to_string(tg.size()) + " targets");
+      if (b.targets.empty()) b.targets.assign(rows.size() * N, kIgnoreTarget);
+      std::copy(tg.begin(), tg.begin() + long(n), b.targets.begin() + long(i * N));
+    }
     const int32_t label = d.labels[rows[i]];
     if (label < 0 || (d.num_classes > 0 && label >= d.num_classes))
       fail("label " + std::to_string(label) + " at row " + std::to_string(rows[i]) +
            " is outside [0, " + std::to_string(d.num_classes) + ")");
     b.labels[i] = label;
   }
+  if (!d.seqs2.empty()) add_second_sequences(d, rows, cap, b);
   return b;
 }
 

@@ -20,6 +20,11 @@ struct DataError : std::runtime_error {
 struct Dataset {
   std::vector<std::vector<int32_t>> seqs;  // token ids, variable length, no padding
   std::vector<int32_t> labels;             // one per sequence, in [0, num_classes)
+  // Pair tasks (retrieval): the second sequence of each example, else empty.
+  std::vector<std::vector<int32_t>> seqs2;
+  // Per-position tasks (language modelling): a target per token of seqs[i]
+  // (-100 = none), else empty; labels are then unused.
+  std::vector<std::vector<int32_t>> targets;
   int vocab_size = 0;                      // ids are in [0, vocab_size); 0 = padding
   int num_classes = 0;
   std::vector<std::string> class_names;    // optional, size num_classes when set
@@ -42,6 +47,13 @@ struct Batch {
   std::vector<int32_t> labels;
   std::vector<float> patches;  // empty unless the patch view is used
   int patch_dim = 0;
+  // Pair tasks: the second sequences [B, N2], padded to their own length, with their own mask.
+  int N2 = 0;
+  std::vector<int32_t> tokens2;
+  std::vector<float> pad_mask2;
+  // Per-position tasks: targets [B, N], kIgnoreTarget at padding and where there is none.
+  std::vector<int32_t> targets;
 };
+constexpr int32_t kIgnoreTarget = -100;  // cross_entropy's ignore_index
 
 }  // namespace az

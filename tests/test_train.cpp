@@ -233,7 +233,7 @@ TEST_CASE("the command line refuses bad input with one line and status 2") {
       {"train --steps -3", "--steps must be positive, got -3"},
       {"train --batch 0", "--batch must be positive, got 0"},
       {"train --model nope", "unknown model 'nope' (valid: "},
-      {"train --task nope --steps 1", "unknown task 'nope' (valid: listops, text, image, image-folder, pathfinder)"},
+      {"train --task nope --steps 1", "unknown task 'nope' (valid: image, image-folder, listops, pathfinder, text)"},
       {"train --heads 3 --dim 64", "--heads 3 must divide --dim 64"},
       {"train --dim 0", "--dim must be positive, got 0"},
       {"train --lr -1", "--lr must be positive"},
@@ -249,7 +249,7 @@ TEST_CASE("the command line refuses bad input with one line and status 2") {
       {"data nope", "unknown data set 'nope'"},
       {"data listops", "--out DIR is required"},
       {"bench --steps 0", "--batch and --steps must be positive"},
-      {"bench --model full --window 3", "unknown flag --window"},
+      {"bench --model full --window 3", "model 'full' has no setting --window"},
       {"pattern --model full --seq-len 64 --scale 0", "--scale must be in 1..64"},
   };
   for (auto& c : cases) {

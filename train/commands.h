@@ -5,6 +5,9 @@
 
 namespace az {
 
+// The attnzoo program: argv[1] is the command.  Returns the exit status.
+int cli_main(int argc, char** argv);
+
 // attnzoo pattern --model M --seq-len N --out F.png: the entries a variant computes.
 int cmd_pattern(const std::vector<std::string>& args);
 // attnzoo attnmap --ckpt CKPT --index I --out F.png: a trained model's attention weights.

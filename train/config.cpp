@@ -18,20 +18,21 @@ std::string num(double v) {
 }  // namespace
 
 std::map<std::string, std::string> TrainConfig::to_map() const {
-  return {{"task", task},           {"data", data},
-          {"preset", preset},       {"input", input},
-          {"patch", num(patch)},    {"channels", num(channels)},
-          {"image_size", num(image_size)}, {"n", num(n)},
-          {"difficulty", num(difficulty)}, {"steps", num(steps)},
-          {"flip", num(flip)},      {"shift", num(shift)},
-          {"batch", num(batch)},    {"lr", num(lr)},
-          {"weight_decay", num(weight_decay)}, {"clip", num(clip)},
-          {"beta1", num(beta1)},    {"beta2", num(beta2)},
-          {"eps", num(eps)},        {"optimizer", optimizer},
-          {"schedule", schedule},   {"warmup", num(warmup)},
-          {"eval_every", num(eval_every)}, {"log_every", num(log_every)},
-          {"eval_limit", num(eval_limit)}, {"seed", std::to_string(seed)},
-          {"out", out}};
+  std::map<std::string, std::string> m = {
+      {"task", task},           {"data", data},
+      {"steps", num(steps)},    {"batch", num(batch)},
+      {"lr", num(lr)},          {"weight_decay", num(weight_decay)},
+      {"clip", num(clip)},      {"beta1", num(beta1)},
+      {"beta2", num(beta2)},    {"eps", num(eps)},
+      {"optimizer", optimizer}, {"schedule", schedule},
+      {"warmup", num(warmup)},  {"eval_every", num(eval_every)},
+      {"log_every", num(log_every)}, {"eval_limit", num(eval_limit)},
+      {"seed", std::to_string(seed)}, {"out", out}};
+  for (auto& [k, v] : task_args) m["task." + k] = v;
+  std::string classes;
+  for (size_t i = 0; i < class_names.size(); ++i) classes += (i ? "\n" : "") + class_names[i];
+  if (!class_names.empty()) m["classes"] = classes;
+  return m;
 }
 
 TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
@@ -51,11 +52,21 @@ TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
     }
     fail(std::string("training configuration: '") + k + "' is not a number of sane size: '" + s + "'");
   };
-  c.task = get("task"), c.data = get("data"), c.preset = get("preset"), c.input = get("input");
-  c.patch = int64_t(d("patch")), c.channels = int64_t(d("channels")), c.image_size = int64_t(d("image_size"));
-  c.n = int64_t(d("n")), c.difficulty = int64_t(d("difficulty"));
-  if (m.count("flip")) c.flip = int64_t(d("flip"));  // absent from checkpoints saved before augmentation
-  if (m.count("shift")) c.shift = int64_t(d("shift"));
+  c.task = get("task"), c.data = get("data");
+  if (m.count("classes")) {  // absent from checkpoints saved before class names were kept
+    std::string all = m.at("classes");
+    for (size_t a = 0, b; a <= all.size(); a = b + 1) {
+      b = all.find('\n', a);
+      if (b == std::string::npos) b = all.size();
+      c.class_names.push_back(all.substr(a, b - a));
+    }
+  }
+  for (auto& [k, v] : m)
+    if (k.rfind("task.", 0) == 0) c.task_args[k.substr(5)] = v;
+  // Checkpoints saved before the task registry kept the task flags at the top level
+  // (task_settings drops those the task does not have).
+  for (const char* k : {"preset", "input", "patch", "channels", "image_size", "n", "difficulty", "flip", "shift"})
+    if (m.count(k) && !c.task_args.count(k)) c.task_args[k] = m.at(k);
   c.steps = int64_t(d("steps")), c.batch = int64_t(d("batch"));
   c.lr = float(d("lr")), c.weight_decay = float(d("weight_decay")), c.clip = float(d("clip"));
   c.beta1 = float(d("beta1")), c.beta2 = float(d("beta2")), c.eps = float(d("eps"));
@@ -90,9 +101,6 @@ void TrainConfig::validate() const {
   positive("--steps", double(steps));
   positive("--batch", double(batch));
   at_most("--batch", double(batch), double(kMaxBatch));
-  at_most("--n", double(n), double(kMaxGenerated));
-  at_most("--patch", double(patch), double(kMaxImageSide));
-  at_most("--image-size", double(image_size), double(kMaxImageSide));
   positive("--lr", lr);
   positive("--eval-every", double(eval_every));
   positive("--log-every", double(log_every));
@@ -100,7 +108,6 @@ void TrainConfig::validate() const {
   nonneg("--clip", clip);
   nonneg("--warmup", double(warmup));
   nonneg("--eval-limit", double(eval_limit));
-  nonneg("--n", double(n));
   if (!(beta1 >= 0 && beta1 < 1)) fail("--beta1 must be in [0,1), got " + num(beta1));
   if (!(beta2 >= 0 && beta2 < 1)) fail("--beta2 must be in [0,1), got " + num(beta2));
   positive("--eps", eps);
@@ -108,17 +115,6 @@ void TrainConfig::validate() const {
     fail("--optimizer must be adamw, adam or sgd, got '" + optimizer + "'");
   if (schedule != "constant" && schedule != "cosine" && schedule != "rsqrt")
     fail("--schedule must be constant, cosine or rsqrt, got '" + schedule + "'");
-  if (input != "pixels" && input != "patches") fail("--input must be pixels or patches, got '" + input + "'");
-  if (channels != 1 && channels != 3) fail("--channels must be 1 or 3, got " + num(double(channels)));
-  positive("--patch", double(patch));
-  nonneg("--image-size", double(image_size));
-  if (flip != 0 && flip != 1) fail("--flip must be 0 or 1, got " + num(double(flip)));
-  nonneg("--shift", double(shift));
-  at_most("--shift", double(shift), double(kMaxImageSide));
-  if ((flip || shift) && task != "image" && task != "image-folder" && task != "pathfinder")
-    fail("--flip and --shift augment images; task '" + task + "' has none");
-  if (difficulty < 3 || difficulty > 40) fail("--difficulty must be in 3..40, got " + num(double(difficulty)));
-  if (preset != "" && preset != "lra") fail("--preset must be lra (or omitted), got '" + preset + "'");
 }
 
 }  // namespace az

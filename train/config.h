@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace az {
 
@@ -16,16 +17,12 @@ constexpr int64_t kMaxGenerated = 1000000;      // --n: pathfinder images genera
 constexpr int64_t kMaxImageSide = 4096;         // --patch, --image-size
 
 struct TrainConfig {
-  std::string task = "listops";  // listops | text | image | image-folder | pathfinder
-  std::string data;              // --data PATH where the task reads files
-  std::string preset;            // listops: "" (small default) or "lra"
-  std::string input = "pixels";  // images: pixels | patches
-  int64_t patch = 4;             // --patch P for the patch view
-  int64_t channels = 1;          // image-folder: 1 grey, 3 RGB
-  int64_t image_size = 0;        // image-folder: resize to S x S (0 = keep)
-  int64_t n = 0;                 // pathfinder: examples to generate (0 = task default)
-  int64_t difficulty = 14;       // pathfinder: dashes per path (6 easy, 9 medium, 14 hard)
-  int64_t flip = 0, shift = 0;   // image tasks: training images mirrored at random / moved up to shift pixels
+  std::string task = "listops";  // any name in the task registry (train/tasks.h)
+  std::string data;              // --data PATH where the task reads files ("" = its default source)
+  // The task's own flags (--preset, --patch, ...), as given; train/tasks.h checks
+  // them against the task's options and fills in the defaults.
+  std::map<std::string, std::string> task_args;
+  std::vector<std::string> class_names;  // the training data's, saved so eval can refuse other classes
   int64_t steps = 2000, batch = 32;
   float lr = 1e-3f, weight_decay = 0.01f, clip = 1.0f;
   float beta1 = 0.9f, beta2 = 0.98f, eps = 1e-9f;  // LRA's Adam settings

@@ -15,12 +15,6 @@
 #include <sstream>
 
 #include "attention/attention.h"
-#include "data/idx.h"
-#include "data/image_folder.h"
-#include "data/listops.h"
-#include "data/pathfinder.h"
-#include "data/spam_assassin.h"
-#include "data/text.h"
 #include "train/cli.h"
 #include "train/tasks.h"
 
@@ -53,40 +47,21 @@ namespace fs = std::filesystem;
 //         steps on TPUs, which a CPU cannot; our numbers are what a day buys.
 //  tiny:  for the tests: a handful of steps on a few dozen examples; seconds.
 const std::vector<LraPreset>& lra_presets() {
-  //   name         len  train   val  test  dim h  L  ffn  steps batch warm eval   lr    listops min/depth/args, dashes
+  // The task rows of each preset are in the task files (train/tasks/*.cpp, TaskLra::rows).
   static const std::vector<LraPreset> presets = {
-      {"quick",
-       "smoke test of the pipeline (a few minutes on 2 cores; accuracies mean nothing)",
-       {{"listops",    128,  2000,  200,  200,  32, 2, 1,  64,   60,  16,  10,  30, 1e-3, 20, 4, 5, 0},
-        {"text",       512,  1000,  200,  200,  32, 2, 1,  64,   40,  16,   8,  20, 1e-3},
-        {"image",      784,  1000,  200,  200,  32, 2, 1,  64,   30,  16,   6,  15, 1e-3},
-        {"pathfinder", 1024, 1000,  200,  200,  32, 2, 1,  64,   30,  16,   6,  15, 1e-3, 0, 0, 0, 14}},
+      {"quick", "smoke test of the pipeline (a few minutes on 2 cores; accuracies mean nothing)",
        // 1 sequence, 1 layer: full attention's 4K x 4K scores fit in ~0.5 GB
        {{1024, 2048, 4096}, 1, 64, 2, 1, 128, 2, 1},
        900},  // cell timeouts only catch hangs: several times the expected time on a busy machine
       {"mini",
        "the README's table: full attention beats chance on ListOps, Text, Image; Pathfinder stays at chance (about 3 hours on 2 cores)",
-       {{"listops",    256, 10000,  500,  500,  64, 4, 2, 128,  600,  32,  60, 150, 1e-3, 30, 6, 6, 0},
-        {"text",      1024,     0,    0,    0,  64, 4, 1, 128,  300,  16,  30, 100, 1e-3},
-        {"image",      784, 20000,  500, 1000,  64, 4, 1, 128,  400,  32,  40, 100, 1e-3},
-        {"pathfinder", 1024, 16000, 500, 1000,  64, 4, 1, 128,  400,  32,  40, 100, 1e-3, 0, 0, 0, 14}},
        // LRA measured on byte-level text, batch 32, on a TPU; batch 2, 2 layers here
        {{1024, 2048, 4096}, 2, 64, 4, 2, 128, 3, 1},
        3 * 3600},
-      {"full",
-       "LRA's sequence lengths with a CPU-day budget (about 24 hours on 2 cores)",
-       {{"listops",   2000, 96000, 1000, 2000, 64, 4, 2, 128,  800,   8,  80, 200, 1e-3, 500, 10, 10, 0},
-        {"text",      4096,     0,    0,    0, 64, 4, 2, 128,  600,   4,  60, 150, 1e-3},
-        {"image",      784, 55000, 2000, 10000, 64, 4, 1, 128, 1500,  32, 150, 500, 1e-3},
-        {"pathfinder", 1024, 80000, 2000, 2000, 32, 4, 2,  64, 1000,  32, 100, 250, 1e-3, 0, 0, 0, 14}},
+      {"full", "LRA's sequence lengths with a CPU-day budget (about 24 hours on 2 cores)",
        {{1024, 2048, 4096}, 2, 128, 4, 2, 256, 3, 1},
        12 * 3600},
-      {"tiny",
-       "for the tests: a handful of steps on a few dozen examples (seconds)",
-       {{"listops",    40,    64,   16,   16,   8, 2, 1,  16,    4,   4,   1,   2, 1e-3, 5, 3, 3, 0},
-        {"text",       64,    64,   16,   16,   8, 2, 1,  16,    4,   4,   1,   2, 1e-3},
-        {"image",     784,    40,   10,   10,   8, 2, 1,  16,    2,   4,   1,   2, 1e-3},
-        {"pathfinder", 256,   40,   10,   10,   8, 2, 1,  16,    4,   4,   1,   2, 1e-3, 0, 0, 0, 3}},
+      {"tiny", "for the tests: a handful of steps on a few dozen examples (seconds)",
        {{64, 128, 256}, 1, 8, 2, 1, 16, 1, 0},
        120,
        true},
@@ -103,7 +78,28 @@ const LraPreset& lra_preset(const std::string& name) {
   fail("lra: unknown preset '" + name + "' (valid: " + valid + ")");
 }
 
-std::vector<std::string> lra_task_names() { return {"listops", "text", "image", "pathfinder"}; }
+std::vector<LraTask> lra_tasks(const LraPreset& p) {
+  std::vector<LraTask> v;
+  for (auto& name : task_names()) {
+    const TaskLra& l = task_info(name).lra;
+    auto it = l.rows.find(p.name);
+    if (it == l.rows.end()) continue;
+    LraTask t;
+    static_cast<LraRow&>(t) = it->second;
+    t.name = name;
+    v.push_back(t);
+  }
+  std::stable_sort(v.begin(), v.end(), [](const LraTask& a, const LraTask& b) {
+    return task_info(a.name).lra.order < task_info(b.name).lra.order;
+  });
+  return v;
+}
+
+std::vector<std::string> lra_task_names(const LraPreset& p) {
+  std::vector<std::string> n;
+  for (auto& t : lra_tasks(p)) n.push_back(t.name);
+  return n;
+}
 
 // ---- data ---------------------------------------------------------------------------------
 // Each task's data is written once per sweep to DIR/data/TASK by a child
@@ -112,85 +108,21 @@ std::vector<std::string> lra_task_names() { return {"listops", "text", "image", 
 
 namespace {
 
-int64_t side_of(const LraTask& t) { return int64_t(std::lround(std::sqrt(double(t.seq_len)))); }
-
-// What the data of a task is; a changed description re-prepares it and redoes its cells.
-std::string data_description(const LraTask& t, const std::string& text_label) {
-  std::ostringstream o;
-  if (t.name == "listops")
-    o << "ListOps, LRA's rules at depth " << t.listops_depth << ", arity 2-" << t.listops_args << ", "
-      << t.listops_min << " < length < " << t.seq_len << ", " << t.n_train << "/" << t.n_val << "/" << t.n_test
-      << " examples, seed 1";
-  else if (t.name == "text")
-    o << "byte-level text, " << text_label << ", first " << t.seq_len << " bytes, "
-      << (t.n_train ? std::to_string(t.n_train) + "/" + std::to_string(t.n_val) + "/" + std::to_string(t.n_test) +
-                          " documents"
-                    : std::string("every document"))
-      << ", seed 1";
-  else if (t.name == "image")
-    o << "Fashion-MNIST 28x28 grey pixels, one token each, " << t.n_train << "/" << t.n_val << "/" << t.n_test
-      << " images, seed 1";
-  else
-    o << "Pathfinder " << side_of(t) << "x" << side_of(t) << ", " << t.difficulty << " dashes per path, " << t.n_train
-      << "/" << t.n_val << "/" << t.n_test << " images, seed 1";
-  return o.str();
-}
-
 const char* kStamp = "/lra-data.txt";
 
-// n examples of d chosen by a seeded shuffle (all of them when n is 0 or too large).
-Dataset subset(Dataset d, int64_t n, uint64_t seed) {
-  if (n <= 0 || size_t(n) >= d.size()) return d;
-  Dataset out;
-  carve_split(d, out, size_t(n), seed);
-  return out;
+// The task's data as its cells read it: its row, and the Text corpus.
+LraData data_of(const LraTask& t, const std::string& text_source, const std::string& text_label,
+                const std::string& npm_cache) {
+  LraData d = t.data;
+  d.text_source = text_source, d.text_label = text_label, d.npm_cache = npm_cache;
+  return d;
 }
 
-// Images as dir/SPLIT/LABEL/NNNNN.png, which load_image_folder reads back.
-void write_image_splits(const Splits& s, const std::string& dir) {
-  const std::pair<const char*, const Dataset*> parts[] = {{"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
-  for (auto& [name, d] : parts)
-    for (size_t i = 0; i < d->size(); ++i) {
-      std::string folder = dir + "/" + name + "/" + std::to_string(d->labels[i]);
-      if (i == 0 || !fs::exists(folder)) fs::create_directories(folder);
-      std::vector<uint8_t> px(d->seqs[i].size());
-      for (size_t k = 0; k < px.size(); ++k) px[k] = uint8_t(d->seqs[i][k] - 1);  // tokens are value + 1
-      char file[32];
-      std::snprintf(file, sizeof file, "/%05zu.png", i);
-      write_png(folder + file, px.data(), d->width, d->height, d->channels);
-    }
-}
-
-void prepare_task_data(const LraTask& t, const std::string& out, const std::string& text_source,
-                       const std::string& npm_cache) {
+void prepare_task_data(const LraTask& t, const LraData& d, const std::string& out) {
   std::string tmp = out + ".partial";
   fs::remove_all(tmp);
   fs::create_directories(tmp);
-  if (t.name == "listops") {
-    ListOpsConfig c;
-    c.min_len = int(t.listops_min), c.max_len = int(t.seq_len);
-    c.max_depth = int(t.listops_depth), c.max_args = int(t.listops_args);
-    c.n_train = int(t.n_train), c.n_val = int(t.n_val), c.n_test = int(t.n_test), c.seed = 1;
-    write_listops_dir(c, tmp);
-  } else if (t.name == "text") {
-    if (!fs::exists(text_source)) prepare_spam_assassin(text_source, 1, npm_cache);
-    TextOptions o;
-    o.max_bytes = size_t(t.seq_len);
-    o.seed = 1;
-    Splits s = load_text(text_source, o);
-    write_text_tsv(tmp + "/train.tsv", subset(s.train, t.n_train, 11));
-    write_text_tsv(tmp + "/val.tsv", subset(s.val, t.n_val, 12));
-    write_text_tsv(tmp + "/test.tsv", subset(s.test, t.n_test, 13));
-  } else if (t.name == "image") {  // val is carved from the official training set, test is t10k
-    Splits s = load_fashion_mnist(kFashionMnistDir, 5000, 1);
-    s.train = subset(s.train, t.n_train, 11), s.val = subset(s.val, t.n_val, 12), s.test = subset(s.test, t.n_test, 13);
-    write_image_splits(s, tmp);
-  } else if (t.name == "pathfinder") {
-    PathfinderConfig c = pathfinder_preset("hard");
-    c.image_size = int(side_of(t));
-    c.path_segments = int(t.difficulty);
-    write_image_splits(generate_pathfinder_splits(c, int(t.n_train), int(t.n_val), int(t.n_test), 1), tmp);
-  }
+  task_info(t.name).lra.prepare(d, tmp);
   fs::remove_all(out);
   fs::rename(tmp, out);
 }
@@ -232,14 +164,12 @@ std::string g(double v) {
 
 int64_t scaled(int64_t v, double scale) { return std::max<int64_t>(1, int64_t(std::llround(double(v) * scale))); }
 
-LraCell train_cell(const LraTask& t, const std::string& model, const std::vector<std::string>& extra, double scale,
-                   const std::string& data_desc) {
+LraCell train_cell(const LraTask& t, const LraData& d, const std::string& model, const std::vector<std::string>& extra,
+                   double scale, const std::string& data_desc) {
   LraCell c;
-  c.kind = "train", c.task = t.name, c.model = model, c.seq_len = t.seq_len, c.id = t.name + "-" + model;
+  c.kind = "train", c.task = t.name, c.model = model, c.seq_len = t.data.seq_len, c.id = t.name + "-" + model;
   int64_t steps = scaled(t.steps, scale), eval = std::min(steps, scaled(t.eval_every, scale));
-  std::vector<std::string> task_args;
-  if (t.name == "image") task_args = {"--task", "image-folder", "--data", "data/image", "--channels", "1"};
-  else task_args = {"--task", t.name, "--data", "data/" + t.name};
+  std::vector<std::string> task_args = task_info(t.name).lra.train_args(d, "data/" + t.name);
   c.args = {"train"};
   c.args.insert(c.args.end(), task_args.begin(), task_args.end());
   // log_every divides eval_every, so that a step line comes just before each validation
@@ -250,7 +180,7 @@ LraCell train_cell(const LraTask& t, const std::string& model, const std::vector
       log = eval / k;
       break;
     }
-  std::vector<std::string> rest = {"--model", model, "--seq-len", s(t.seq_len), "--dim", s(t.dim), "--heads", s(t.heads),
+  std::vector<std::string> rest = {"--model", model, "--seq-len", s(t.data.seq_len), "--dim", s(t.dim), "--heads", s(t.heads),
                                    "--layers", s(t.layers), "--ffn", s(t.ffn), "--steps", s(steps), "--batch", s(t.batch),
                                    "--lr", g(t.lr), "--warmup", s(scaled(t.warmup, scale)), "--schedule", "cosine",
                                    "--eval-every", s(eval), "--log-every", s(log), "--seed", "1"};
@@ -502,11 +432,12 @@ int cmd_lra(const std::vector<std::string>& args) {
   // (the description, part of each text cell's key, names the corpus, not where this machine keeps it)
   std::string text_label = f.has("text-data") ? "from " + f.str("text-data", "") : "Spam Assassin e-mail bodies";
 
+  std::vector<LraTask> preset_tasks = lra_tasks(preset);
   // internal: a child preparing one task's data (see prepare_task_data)
   if (f.has("prepare")) {
-    for (auto& t : preset.tasks)
+    for (auto& t : preset_tasks)
       if (t.name == f.str("prepare", ""))
-        return prepare_task_data(t, "data/" + t.name, text_source, f.str("npm-cache", "")), 0;
+        return prepare_task_data(t, data_of(t, text_source, text_label, f.str("npm-cache", "")), "data/" + t.name), 0;
     fail("lra: --prepare: unknown task '" + f.str("prepare", "") + "'");
   }
 
@@ -524,7 +455,7 @@ int cmd_lra(const std::vector<std::string>& args) {
     for (auto& m : known)
       if (m != "flash") sw.models.push_back(m);
   }
-  std::vector<std::string> valid_tasks = lra_task_names();
+  std::vector<std::string> valid_tasks = lra_task_names(preset);
   for (auto& t : split_list(f.str("tasks", join(valid_tasks, ",")), ',')) {
     if (std::find(valid_tasks.begin(), valid_tasks.end(), t) == valid_tasks.end())
       fail("lra: --tasks: unknown task '" + t + "' (valid: " + join(valid_tasks, ", ") + ")");
@@ -553,11 +484,12 @@ int cmd_lra(const std::vector<std::string>& args) {
 
   // the plan: training cells task by task, then the bench
   std::map<std::string, std::string> data_desc;
-  for (auto& t : preset.tasks) {
+  for (auto& t : preset_tasks) {
     if (std::find(sw.tasks.begin(), sw.tasks.end(), t.name) == sw.tasks.end()) continue;
-    data_desc[t.name] = data_description(t, text_label);
+    LraData d = data_of(t, text_source, text_label, "");
+    data_desc[t.name] = task_info(t.name).lra.describe(d);
     sw.data_notes.push_back(t.name + ": " + data_desc[t.name]);
-    for (auto& m : sw.models) sw.cells.push_back(train_cell(t, m, extra[m], scale, data_desc[t.name]));
+    for (auto& m : sw.models) sw.cells.push_back(train_cell(t, d, m, extra[m], scale, data_desc[t.name]));
   }
   if (bench)
     for (auto& m : sw.models)
@@ -589,7 +521,7 @@ int cmd_lra(const std::vector<std::string>& args) {
                  sw.cells.size() - todo.size(), todo.size(), dir.c_str());
     // data: prepared once, by a child, for the tasks that still have cells to run
     std::set<std::string> bad_tasks;
-    for (auto& t : preset.tasks) {
+    for (auto& t : preset_tasks) {
       bool needed = false;
       for (auto* c : todo) needed |= c->task == t.name;
       if (!needed || data_ready(dir + "/data/" + t.name, data_desc[t.name])) continue;

@@ -1,7 +1,7 @@
 // attnzoo lra: the Long Range Arena picture (Tay et al., ICLR 2021) on one CPU.
 //
-// Every model is trained on ListOps, Text (Spam Assassin bytes), Image
-// (Fashion-MNIST pixels, one token each) and Pathfinder-32 with the same
+// Every model is trained on every task that has a row for the preset (ListOps,
+// Text, Image, Pathfinder-32: each task file declares its rows) with the same
 // model size and budget within a task; then every model is benched at three
 // lengths.  Each of these "cells" is its own process (this program, `attnzoo
 // train` or `attnzoo bench`), so its peak memory is its own and a crash ends
@@ -22,19 +22,14 @@
 #include <vector>
 
 #include "train/plot.h"
+#include "train/tasks.h"
 
 namespace az {
 
-// One task of a preset.  The same row applies to every model.
-struct LraTask {
-  std::string name;        // listops | text | image | pathfinder
-  int64_t seq_len;         // tokens: ListOps' longest expression, Text's bytes kept, pixels of an image
-  int64_t n_train, n_val, n_test;  // examples written to DIR/data (text: 0 = every document)
-  int64_t dim, heads, layers, ffn; // the model
-  int64_t steps, batch, warmup, eval_every;  // the budget
-  double lr;
-  // task-specific data settings: ListOps min length, depth, arity; Pathfinder dashes per path
-  int64_t listops_min = 0, listops_depth = 0, listops_args = 0, difficulty = 0;
+// One task of a preset: the task's own row for the preset (train/tasks.h,
+// TaskLra::rows), the same for every model.
+struct LraTask : LraRow {
+  std::string name;
 };
 
 // Speed and memory at growing lengths (LRA Table 2), with `attnzoo bench`.
@@ -45,7 +40,6 @@ struct LraBench {
 
 struct LraPreset {
   std::string name, purpose;
-  std::vector<LraTask> tasks;
   LraBench bench;
   double cell_timeout_s;  // a cell running longer is stopped and recorded as failed
   bool hidden = false;    // not listed in --help (the tests' preset)
@@ -53,7 +47,9 @@ struct LraPreset {
 
 const std::vector<LraPreset>& lra_presets();
 const LraPreset& lra_preset(const std::string& name);  // throws listing the valid names
-std::vector<std::string> lra_task_names();               // listops, text, image, pathfinder
+// The tasks with a row for the preset, in LRA's column order (TaskLra::order).
+std::vector<LraTask> lra_tasks(const LraPreset& p);
+std::vector<std::string> lra_task_names(const LraPreset& p);
 
 // One cell of a sweep.  `args` are the child's arguments after the program
 // name, relative to DIR (children run in DIR); `key` is args plus the data's
@@ -73,7 +69,7 @@ struct LraCell {
 // the models LRA has, keyed by our model name.
 struct LraPublished {
   std::string ours, lra_name;
-  double listops, text, image, pathfinder;  // test accuracy, %
+  std::map<std::string, double> accuracy;   // by task name: test accuracy, %
   double speed_1k, speed_2k, speed_4k;      // steps/s relative to the Transformer (0 = not in Table 2)
   double memory_4k;                         // peak memory at 4K relative to the Transformer (0 = none)
 };

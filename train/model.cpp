@@ -3,94 +3,138 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 namespace az {
 
-// ---- configuration as strings (checkpoints, config.json) --------------------------
+// ---- configuration: one row per field -----------------------------------------------
+namespace {
+
+std::string num(double v) {
+  std::ostringstream o;
+  o.precision(17);
+  o << v;
+  return o.str();
+}
+
+// Parses a checkpoint's or a flag's number; casts stay defined.
+double number_of(const std::string& what, const std::string& s) {
+  try {
+    size_t used = 0;
+    double v = std::stod(s, &used);
+    if (used == s.size() && std::fabs(v) <= 9e15) return v;
+  } catch (const std::exception&) {
+  }
+  fail(what + " is not a number: '" + s + "'");
+}
+
+ModelFlag int_row(const char* flag, const char* key, int64_t ModelConfig::*m, int64_t lo, int64_t hi, const char* help) {
+  ModelFlag f{flag, key, help, ModelFlag::kInteger, lo, hi, {}, ""};
+  f.get = [m](const ModelConfig& c) { return num(double(c.*m)); };
+  f.set = [m](ModelConfig& c, const std::string& v) { c.*m = int64_t(std::stod(v)); };
+  return f;
+}
+ModelFlag fraction_row(const char* flag, const char* key, float ModelConfig::*m, const char* help) {
+  ModelFlag f{flag, key, help, ModelFlag::kFraction, 0, 0, {}, ""};
+  f.get = [m](const ModelConfig& c) { return num(double(c.*m)); };
+  f.set = [m](ModelConfig& c, const std::string& v) { c.*m = float(std::stod(v)); };
+  return f;
+}
+ModelFlag text_row(const char* flag, const char* key, std::string ModelConfig::*m, std::vector<std::string> choices,
+                   const char* help) {
+  ModelFlag f{flag, key, help, ModelFlag::kText, 0, 0, std::move(choices), ""};
+  f.get = [m](const ModelConfig& c) { return c.*m; };
+  f.set = [m](ModelConfig& c, const std::string& v) { c.*m = v; };
+  return f;
+}
+
+std::vector<ModelFlag> make_rows() {
+  constexpr int64_t k24 = int64_t(1) << 24;
+  std::vector<ModelFlag> r = {
+      text_row("model", "model", &ModelConfig::model, {}, "the token mixer: any of `attnzoo models`"),
+      int_row("seq-len", "max_len", &ModelConfig::max_len, 1, kMaxSeqLen, "longest input (default: the task's)"),
+      int_row("dim", "dim", &ModelConfig::dim, 1, kMaxDim, "model width D"),
+      int_row("heads", "heads", &ModelConfig::heads, 1, kMaxDim, "attention heads H (must divide --dim)"),
+      int_row("layers", "layers", &ModelConfig::layers, 1, kMaxLayers, "blocks L"),
+      int_row("ffn", "ffn", &ModelConfig::ffn, 1, kMaxFfn, "feed-forward hidden width"),
+      fraction_row("dropout", "dropout", &ModelConfig::dropout, "dropout after each sublayer and in the FFN"),
+      fraction_row("attn-dropout", "attn_dropout", &ModelConfig::attn_dropout, "dropout on attention weights"),
+      text_row("pool", "pool", &ModelConfig::pool, {"mean", "cls"}, "mean over non-padding positions, or a CLS token"),
+      text_row("positions", "positions", &ModelConfig::positions, {"learned", "sinusoidal"}, "position encoding"),
+      // set by the task, saved in checkpoints, not flags
+      int_row("", "vocab", &ModelConfig::vocab, 0, k24, "token vocabulary (id 0 = padding)"),
+      int_row("", "patch_dim", &ModelConfig::patch_dim, 0, k24, "values per patch (> 0: patch inputs)"),
+      int_row("", "num_classes", &ModelConfig::num_classes, 0, k24, "classes of the head"),
+      text_row("", "head", &ModelConfig::head, {"sequence", "pair", "token"}, "the task's head"),
+  };
+  ModelFlag causal{"causal", "causal", "causal masking (the model's causal form)", ModelFlag::kSwitch, 0, 0, {}, ""};
+  causal.get = [](const ModelConfig& c) { return std::string(c.causal ? "1" : "0"); };
+  causal.set = [](ModelConfig& c, const std::string& v) { c.causal = v == "1"; };
+  r.insert(r.begin() + 10, causal);
+  ModelConfig defaults;
+  for (auto& f : r) f.def = f.get(defaults);
+  return r;
+}
+
+std::string choices_text(const std::vector<std::string>& c) {
+  std::string s;
+  for (size_t i = 0; i < c.size(); ++i) s += (i ? (i + 1 == c.size() ? " or " : ", ") : "") + c[i];
+  return s;
+}
+
+}  // namespace
+
+const std::vector<ModelFlag>& model_flags() {
+  static const std::vector<ModelFlag> rows = make_rows();
+  return rows;
+}
+
 std::map<std::string, std::string> ModelConfig::to_map() const {
   std::map<std::string, std::string> m;
-  auto num = [](double v) {
-    std::ostringstream o;
-    o.precision(17);
-    o << v;
-    return o.str();
-  };
-  m["model"] = model;
-  m["vocab"] = num(vocab);
-  m["patch_dim"] = num(patch_dim);
-  m["num_classes"] = num(num_classes);
-  m["max_len"] = num(max_len);
-  m["dim"] = num(dim);
-  m["heads"] = num(heads);
-  m["layers"] = num(layers);
-  m["ffn"] = num(ffn);
-  m["dropout"] = num(dropout);
-  m["attn_dropout"] = num(attn_dropout);
-  m["pool"] = pool;
-  m["positions"] = positions;
-  m["causal"] = causal ? "1" : "0";
+  for (auto& f : model_flags()) m[f.key] = f.get(*this);
   for (auto& [k, v] : knobs) m["knob." + k] = num(v);
   return m;
 }
 
 ModelConfig ModelConfig::from_map(const std::map<std::string, std::string>& m) {
   ModelConfig c;
-  auto get = [&](const char* k) -> const std::string& {
-    auto it = m.find(k);
-    if (it == m.end()) fail(std::string("model configuration lacks '") + k + "'");
-    return it->second;
-  };
-  auto num = [&](const char* k) {
-    const std::string& s = get(k);
-    try {
-      size_t used = 0;
-      double v = std::stod(s, &used);
-      if (used != s.size() || !(std::fabs(v) <= 9e15)) throw std::invalid_argument(s);  // casts stay defined
-      return v;
-    } catch (const std::exception&) {
-      fail(std::string("model configuration: '") + k + "' is not a number: '" + s + "'");
+  for (auto& f : model_flags()) {
+    auto it = m.find(f.key);
+    if (it == m.end()) {
+      if (f.key == "head") continue;  // checkpoints before the pair and token heads: "sequence"
+      fail("model configuration lacks '" + f.key + "'");
     }
-  };
-  c.model = get("model");
-  c.vocab = int64_t(num("vocab"));
-  c.patch_dim = int64_t(num("patch_dim"));
-  c.num_classes = int64_t(num("num_classes"));
-  c.max_len = int64_t(num("max_len"));
-  c.dim = int64_t(num("dim"));
-  c.heads = int64_t(num("heads"));
-  c.layers = int64_t(num("layers"));
-  c.ffn = int64_t(num("ffn"));
-  c.dropout = float(num("dropout"));
-  c.attn_dropout = float(num("attn_dropout"));
-  c.pool = get("pool");
-  c.positions = get("positions");
-  c.causal = get("causal") == "1";
+    if (f.kind == ModelFlag::kInteger || f.kind == ModelFlag::kFraction)
+      number_of("model configuration: '" + f.key + "'", it->second);
+    f.set(c, it->second);
+  }
   for (auto& [k, v] : m)
-    if (k.rfind("knob.", 0) == 0) c.knobs[k.substr(5)] = num(k.c_str());
+    if (k.rfind("knob.", 0) == 0) c.knobs[k.substr(5)] = number_of("model configuration: '" + k + "'", v);
   return c;
 }
 
 void ModelConfig::validate() const {
   attention_info(model);  // throws for an unknown model, listing the valid ones
-  auto positive = [](const char* flag, int64_t v) {
-    if (v <= 0) fail(std::string(flag) + " must be positive, got " + std::to_string(v));
-  };
-  positive("--dim", dim);
-  positive("--heads", heads);
-  positive("--layers", layers);
-  positive("--ffn", ffn);
-  positive("--seq-len", max_len);
-  auto at_most = [](const char* flag, int64_t v, int64_t hi) {
-    if (v > hi) fail(std::string(flag) + " " + std::to_string(v) + " is too large (at most " + std::to_string(hi) + ")");
-  };
-  at_most("--dim", dim, kMaxDim);
-  at_most("--ffn", ffn, kMaxFfn);
-  at_most("--layers", layers, kMaxLayers);
-  at_most("--seq-len", max_len, kMaxSeqLen);
-  if (vocab > (int64_t(1) << 24) || patch_dim > (int64_t(1) << 24) || num_classes > (int64_t(1) << 24))
-    fail("model configuration: vocabulary, patch size or class count above 2^24");
+  for (auto& f : model_flags()) {
+    std::string name = f.flag.empty() ? "model configuration: " + f.key : "--" + f.flag;
+    if (f.kind == ModelFlag::kInteger) {
+      int64_t v = int64_t(std::stod(f.get(*this)));
+      if (f.flag.empty() && (v < f.lo || v > f.hi))
+        fail("model configuration: vocabulary, patch size or class count above 2^24 or negative (" + f.key + " " +
+             std::to_string(v) + ")");
+      if (v < f.lo) fail(name + " must be positive, got " + std::to_string(v));
+      if (v > f.hi) fail(name + " " + std::to_string(v) + " is too large (at most " + std::to_string(f.hi) + ")");
+    } else if (f.kind == ModelFlag::kFraction) {
+      double v = std::stod(f.get(*this));
+      if (!(v >= 0 && v < 1)) fail(name + " must be in [0,1), got " + std::to_string(float(v)));
+    } else if (f.kind == ModelFlag::kText && !f.choices.empty()) {
+      std::string v = f.get(*this);
+      if (std::find(f.choices.begin(), f.choices.end(), v) == f.choices.end())
+        fail(name + " must be " + choices_text(f.choices) + ", got '" + v + "'");
+    }
+  }
   // Parameters, gradients and two Adam moments: 16 bytes a parameter.  Refuse
   // what cannot fit in memory here rather than be killed half-way through.
   double params = double(layers) * (4.0 * dim * dim + 2.0 * dim * ffn) + double(vocab + patch_dim + max_len) * dim;
@@ -103,12 +147,6 @@ void ModelConfig::validate() const {
   if (num_classes < 2) fail("the task needs at least 2 classes, got " + std::to_string(num_classes));
   if (dim % heads) fail("--heads " + std::to_string(heads) + " must divide --dim " + std::to_string(dim));
   if (patch_dim <= 0 && vocab <= 1) fail("model needs a token vocabulary or a patch size");
-  if (!(dropout >= 0 && dropout < 1)) fail("--dropout must be in [0,1), got " + std::to_string(dropout));
-  if (!(attn_dropout >= 0 && attn_dropout < 1))
-    fail("--attn-dropout must be in [0,1), got " + std::to_string(attn_dropout));
-  if (pool != "mean" && pool != "cls") fail("--pool must be mean or cls, got '" + pool + "'");
-  if (positions != "learned" && positions != "sinusoidal")
-    fail("--positions must be learned or sinusoidal, got '" + positions + "'");
 }
 
 // ---- blocks ------------------------------------------------------------------------------
@@ -151,7 +189,12 @@ SequenceClassifier::SequenceClassifier(const ModelConfig& c) : cfg_(c) {
   for (int64_t i = 0; i < c.layers; ++i)
     blocks.push_back(register_module("blocks." + std::to_string(i), std::make_shared<Block>(c)));
   ln_f_ = register_module("ln_f", std::make_shared<LayerNorm>(c.dim));
-  head_ = register_module("head", std::make_shared<Linear>(c.dim, c.num_classes));
+  if (c.head == "pair") {  // LRA's retrieval classifier: [u, v, u*v, u-v] -> MLP
+    pair_hidden_ = register_module("pair_hidden", std::make_shared<Linear>(4 * c.dim, c.dim));
+    head_ = register_module("head", std::make_shared<Linear>(c.dim, c.num_classes));
+  } else {
+    head_ = register_module("head", std::make_shared<Linear>(c.dim, c.num_classes));
+  }
 }
 
 Tensor SequenceClassifier::embed(const Batch& b, Tensor* key_pad) {
@@ -184,29 +227,46 @@ Tensor SequenceClassifier::embed(const Batch& b, Tensor* key_pad) {
   return x;
 }
 
+Tensor SequenceClassifier::encode(const Batch& b, Tensor* key_pad) {
+  Tensor x = embed(b, key_pad);
+  for (auto& blk : blocks) x = blk->forward(x, *key_pad);
+  return ln_f_->forward(x);
+}
+
+Tensor SequenceClassifier::pool(const Tensor& h, const Tensor& key_pad) {
+  int64_t B = h.size(0), N = h.size(1);
+  if (cls_.defined()) return reshape(narrow(h, 1, 0, 1), {B, cfg_.dim});
+  // Mean over real positions as a product: w [B,1,N] = keep / count.
+  Tensor w = Tensor::empty({B, 1, N});
+  for (int64_t i = 0; i < B; ++i) {
+    int64_t count = 0;
+    for (int64_t j = 0; j < N; ++j) count += key_pad.defined() ? key_pad.data()[i * N + j] == 0 : 1;
+    for (int64_t j = 0; j < N; ++j) {
+      bool keep = key_pad.defined() ? key_pad.data()[i * N + j] == 0 : true;
+      w.data()[i * N + j] = keep ? 1.0f / float(std::max<int64_t>(count, 1)) : 0.0f;
+    }
+  }
+  return reshape(matmul(w, h), {B, cfg_.dim});
+}
+
 Tensor SequenceClassifier::forward(const Batch& b) {
   Tensor key_pad;
-  Tensor x = embed(b, &key_pad);
-  for (auto& blk : blocks) x = blk->forward(x, key_pad);
-  x = ln_f_->forward(x);
-  int64_t B = x.size(0), N = x.size(1);
-  Tensor pooled;
-  if (cls_.defined()) {
-    pooled = reshape(narrow(x, 1, 0, 1), {B, cfg_.dim});
-  } else {
-    // Mean over real positions as a product: w [B,1,N] = keep / count.
-    Tensor w = Tensor::empty({B, 1, N});
-    for (int64_t i = 0; i < B; ++i) {
-      int64_t count = 0;
-      for (int64_t j = 0; j < N; ++j) count += key_pad.defined() ? key_pad.data()[i * N + j] == 0 : 1;
-      for (int64_t j = 0; j < N; ++j) {
-        bool keep = key_pad.defined() ? key_pad.data()[i * N + j] == 0 : true;
-        w.data()[i * N + j] = keep ? 1.0f / float(std::max<int64_t>(count, 1)) : 0.0f;
-      }
-    }
-    pooled = reshape(matmul(w, x), {B, cfg_.dim});
+  Tensor h = encode(b, &key_pad);
+  if (cfg_.head == "token") {  // logits at every position [B,N,C]; a CLS position is dropped
+    if (cls_.defined()) h = narrow(h, 1, 1, h.size(1) - 1);
+    return head_->forward(h);
   }
-  return head_->forward(pooled);
+  Tensor u = pool(h, key_pad);
+  if (cfg_.head != "pair") return head_->forward(u);
+  if (b.N2 <= 0 || int64_t(b.tokens2.size()) != int64_t(b.B) * b.N2)
+    fail("the pair head needs a second sequence in every batch (tokens2 [B,N2]), got " +
+         std::to_string(b.tokens2.size()) + " tokens");
+  Batch second;  // the second documents, through the same encoder
+  second.B = b.B, second.N = b.N2, second.tokens = b.tokens2, second.pad_mask = b.pad_mask2;
+  Tensor pad2;
+  Tensor v = pool(encode(second, &pad2), pad2);
+  Tensor features = concat({u, v, mul(u, v), sub(u, v)}, 1);  // [B,4D]
+  return head_->forward(gelu(pair_hidden_->forward(features)));
 }
 
 }  // namespace az

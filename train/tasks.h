@@ -1,6 +1,15 @@
-// The tasks: where each one's data comes from, and what it tells the model
-// (vocabulary, classes, patch size, sequence length).
+// The task registry.  A task is one file (train/tasks/NAME.cpp) that
+// registers a TaskInfo, as a variant registers an AttentionInfo: its name and
+// summary, its flags (one TaskOption row each: name, default, range or
+// choices, help), a loader returning the splits and the model's input view,
+// the head and the metric it trains with, and how the LRA harness prepares
+// its data.  `train`, `eval`, `lra`, `data` and `--help` read the registry;
+// nothing outside a task's own file names it.
+//
+// Adding a task: its file, one `static RegisterTask` in it, and its tests.
 #pragma once
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,17 +19,115 @@
 
 namespace az {
 
-struct TaskData {
-  Splits splits;
-  BatchOptions opts;  // batch size, max_len, patch view
+// One flag of a task.  Numeric options have a range [lo, hi] (integers
+// when `integer`); text options list their choices (empty: any text).
+struct TaskOption {
+  std::string name;  // without "--", e.g. "patch"
+  std::string def;   // default, as text
+  std::string help;
+  enum Kind { kInteger, kNumber, kText } kind = kText;
+  double lo = 0, hi = 0;
+  std::vector<std::string> choices;
+};
+TaskOption int_option(const std::string& name, int64_t def, int64_t lo, int64_t hi, const std::string& help);
+TaskOption text_option(const std::string& name, const std::string& def, std::vector<std::string> choices,
+                       const std::string& help);
+// The image view and augmentation flags every image task shares.
+std::vector<TaskOption> image_view_options();
+
+// What a loader is given: its options (every one present, checked), the
+// common flags, and where generated or downloaded data is kept.
+struct TaskContext {
+  std::string task;
+  std::string data;      // --data ("" = the task's default source)
+  int64_t seq_len = 0;   // --seq-len; 0 when not given (the loader chooses)
+  int64_t batch = 32;
+  uint64_t seed = 1;
+  std::map<std::string, std::string> opt;
+  const std::string& str(const std::string& name) const;  // throws for an option the task lacks
+  int64_t integer(const std::string& name) const;
+  double number(const std::string& name) const;
 };
 
+// The splits, how they are batched, and the model's input view.
+struct TaskData {
+  Splits splits;
+  BatchOptions opts;  // batch size, max_len, patch view, augmentation
+  int64_t vocab = 0, patch_dim = 0, num_classes = 0, max_len = 0;
+};
+
+// Heads (train/model.h): "sequence" (pool -> linear), "pair" (one encoder on
+// two sequences, LRA's [u, v, u*v, u-v] -> MLP), "token" (logits at every position).
+// Metrics: "accuracy", or "bits_per_byte" (mean cross-entropy in bits, per position).
+
+// A task's data as the LRA harness writes it once per sweep and every cell reads it.
+struct LraData {
+  int64_t seq_len = 0, n_train = 0, n_val = 0, n_test = 0;
+  std::map<std::string, std::string> extra;  // the task's own settings (depth, dashes, ...)
+  std::string text_source, text_label, npm_cache;  // the Text corpus (for tasks reading text)
+};
+// One row of an LRA preset: the data, and the model and budget every model gets.
+struct LraRow {
+  LraData data;
+  int64_t dim, heads, layers, ffn;
+  int64_t steps, batch, warmup, eval_every;
+  double lr;
+};
+struct TaskLra {
+  std::string title;                  // "ListOps": the column heading
+  int order = 100;                    // column order (LRA's: ListOps, Text, Retrieval, Image, Pathfinder)
+  std::map<std::string, LraRow> rows;  // by preset name; a task without a row is not in that preset
+  // One line saying what the data is; a changed line re-prepares it and reruns its cells.
+  std::function<std::string(const LraData&)> describe;
+  // Writes the data into dir (a fresh folder).
+  std::function<void(const LraData&, const std::string& dir)> prepare;
+  // The train flags that read it back from dir (relative to the sweep's folder).
+  std::function<std::vector<std::string>(const LraData&, const std::string& dir)> train_args;
+};
+
+struct TaskInfo {
+  std::string name, summary;
+  std::vector<TaskOption> options;
+  std::function<TaskData(const TaskContext&)> load;
+  std::string head = "sequence", metric = "accuracy";
+  // The default --steps (2000 unless the task's examples are long).
+  std::function<int64_t(const TaskContext&)> default_steps;
+  TaskLra lra;
+  // `attnzoo data NAME ...` (optional): generates or prepares the task's data.
+  std::string data_name, data_help;
+  std::function<int(const std::vector<std::string>& args)> data_command;
+};
+
+struct RegisterTask {
+  explicit RegisterTask(TaskInfo info);
+};
+std::vector<std::string> task_names();  // sorted
+const TaskInfo& task_info(const std::string& name);  // throws listing the valid names
+
+// Checks tc.task_args against the task's options (one line naming the flag,
+// the value and what was expected) and fills in the defaults.
+std::map<std::string, std::string> task_settings(const TrainConfig& tc);
 // Loads (or generates) the task's data and fills mc.vocab, num_classes,
-// patch_dim, and mc.max_len unless seq_len_given.  One-line errors for bad
-// paths and data (naming the file).
+// patch_dim, and mc.max_len unless seq_len_given.
 TaskData load_task(const TrainConfig& tc, ModelConfig& mc, bool seq_len_given);
-std::vector<std::string> task_names();
+int64_t default_steps(const TrainConfig& tc);
+
+// The image tasks' shared view (--input, --patch, --flip, --shift of image_view_options):
+// the splits as pixel tokens or patches, refusing a --seq-len shorter than an image.
+TaskData image_task(Splits s, const TaskContext& c);
+
+// For the LRA harness's prepare hooks: n examples of d chosen by a seeded shuffle
+// (all of them when n is 0 or too large), and images written as
+// dir/SPLIT/LABEL/NNNNN.png, which load_image_folder reads back.
+Dataset lra_subset(Dataset d, int64_t n, uint64_t seed);
+void write_image_splits(const Splits& s, const std::string& dir);
+
 // Where generated and downloaded data is kept: $ATTNZOO_DATA or ./data_cache.
 std::string data_cache_dir();
+
+// Shared by the task files: refuses (one line naming --seq-len) sequences
+// longer than the model's length unless the task cuts by design; returns the
+// longest sequence of the splits.
+int64_t longest_sequence(const Splits& s);
 
 }  // namespace az

@@ -10,6 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 namespace az {
 
 namespace fs = std::filesystem;
@@ -19,14 +22,23 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string json_map(const std::map<std::string, std::string>& m) {
-  std::string s = "{";
-  for (auto& [k, v] : m) {
-    std::string e;
-    for (char ch : v) e += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
-    s += (s.size() > 1 ? ", \"" : "\"") + k + "\": \"" + e + "\"";
-  }
-  return s + "}";
+// One JSON object per line through rapidjson (strings escaped, numbers exact).
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+template <class Fill>
+std::string json_line(Fill fill) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  fill(w);
+  w.EndObject();
+  return buf.GetString();
+}
+
+void write_string_map(JsonWriter& w, const char* key, const std::map<std::string, std::string>& m) {
+  w.Key(key);
+  w.StartObject();
+  for (auto& [k, v] : m) w.Key(k.c_str()), w.String(v.c_str());
+  w.EndObject();
 }
 
 std::string fmt_time(double s) {
@@ -35,18 +47,6 @@ std::string fmt_time(double s) {
   if (s >= 3600) std::snprintf(b, sizeof b, "%dh%02dm", int(s / 3600), int(s / 60) % 60);
   else std::snprintf(b, sizeof b, "%dm%02ds", int(s / 60), int(s) % 60);
   return b;
-}
-
-IntTensor labels_of(const Batch& b) { return IntTensor({b.B}, b.labels); }
-
-// Rows of logits [B,C] whose arg-max is the label.
-int64_t count_correct(const Tensor& logits, const Batch& b) {
-  int64_t C = logits.size(1), correct = 0;
-  for (int64_t i = 0; i < b.B; ++i) {
-    const float* row = logits.data() + i * C;
-    correct += int64_t(std::max_element(row, row + C) - row) == b.labels[size_t(i)];
-  }
-  return correct;
 }
 
 // Rank 0's checkpoint file read on every rank (the others need no copy of it).
@@ -77,6 +77,40 @@ std::string first_nonfinite_value(const Module& m) {
 }
 }  // namespace
 
+Tensor loss_of(const Tensor& logits, const Batch& b) {
+  if (logits.dim() == 3) {  // token head: [B,N,C] against targets [B,N]
+    int64_t rows = logits.size(0) * logits.size(1);
+    if (int64_t(b.targets.size()) != rows)
+      fail("the token head needs a target per position, batch has " + std::to_string(b.targets.size()) + " for " +
+           std::to_string(rows) + " positions");
+    return cross_entropy(reshape(logits, {rows, logits.size(2)}), IntTensor({rows}, b.targets), kIgnoreTarget);
+  }
+  return cross_entropy(logits, IntTensor({b.B}, b.labels));
+}
+
+std::pair<int64_t, int64_t> correct_of(const Tensor& logits, const Batch& b) {
+  int64_t C = logits.size(-1), rows = logits.numel() / C, correct = 0, counted = 0;
+  const std::vector<int32_t>& want = logits.dim() == 3 ? b.targets : b.labels;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (want[size_t(i)] == kIgnoreTarget) continue;
+    const float* row = logits.data() + i * C;
+    correct += int64_t(std::max_element(row, row + C) - row) == want[size_t(i)];
+    ++counted;
+  }
+  return {correct, counted};
+}
+
+void check_classes(const TrainConfig& tc, const Dataset& d, const std::string& ckpt) {
+  if (ckpt.empty() || tc.class_names.empty() || d.class_names.empty() || d.class_names == tc.class_names) return;
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  fail("the data's classes (" + list(d.class_names) + ") are not the classes " + ckpt + " was trained on (" +
+       list(tc.class_names) + ")");
+}
+
 std::string first_nonfinite_grad(const Module& m) {
   for (auto& p : m.named_parameters()) {
     if (!p.tensor.has_grad()) continue;
@@ -99,10 +133,13 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     ro_.seq_len_given = true;
   }
   tc_.validate();
+  metric_ = task_info(tc_.task).metric;
   rows_ = dist::rows_of(tc_.batch);
   if (dist::size() > 1) batch_shard() = {rows_.first, rows_.rows};  // dropout masks by global example
   if (tc_.out.empty()) tc_.out = "runs/" + tc_.task + "-" + mc_.model;
   data_ = load_task(tc_, mc_, ro_.seq_len_given);
+  check_classes(tc_, data_.splits.train, ro_.resume.empty() ? "" : ro_.resume);
+  tc_.class_names = data_.splits.train.class_names;
   global_rng().seed_with(tc_.seed);
   model_ = std::make_shared<SequenceClassifier>(mc_);
   auto params = model_->named_parameters();
@@ -117,8 +154,10 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
   averager_ = std::make_unique<dist::GradientAverager>(model_->named_parameters(), model_->named_buffers());
   if (!dist::is_root()) return;
   fs::create_directories(tc_.out);
-  std::ofstream(tc_.out + "/config.json") << "{\"model\": " << json_map(mc_.to_map())
-                                           << ", \"train\": " << json_map(tc_.to_map()) << "}\n";
+  std::ofstream(tc_.out + "/config.json") << json_line([&](JsonWriter& w) {
+    write_string_map(w, "model", mc_.to_map());
+    write_string_map(w, "train", tc_.to_map());
+  }) << "\n";
 }
 
 Checkpoint Trainer::snapshot() const {
@@ -147,9 +186,21 @@ void Trainer::restore(const Checkpoint& c, const std::string& path) {
   best_step_ = c.best_step;
 }
 
-void Trainer::log_metrics(const std::string& line) {
+void Trainer::log_metrics(const std::map<std::string, double>& values) {
   if (!dist::is_root()) return;
-  std::ofstream(tc_.out + "/metrics.jsonl", std::ios::app) << line << "\n";
+  std::ofstream(tc_.out + "/metrics.jsonl", std::ios::app) << json_line([&](JsonWriter& w) {
+    auto put = [&](const char* k) {
+      if (!values.count(k)) return;
+      w.Key(k);
+      double v = values.at(k);
+      if (v == std::floor(v) && std::fabs(v) < 9e15) w.Int64(int64_t(v));
+      else w.Double(v);
+    };
+    if (values.count("final")) w.Key("final"), w.Bool(true);
+    put("step");  // first, as before; then the rest in name order
+    for (auto& [k, v] : values)
+      if (k != "step" && k != "final") put(k.c_str());
+  }) << "\n";
 }
 
 EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const BatchOptions& opts, int64_t limit) {
@@ -161,13 +212,14 @@ EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const Bat
   size_t count = 0;
   for (int64_t seen = 0; count < batches.size() && !(limit > 0 && seen >= limit);) seen += batches[count++].B;
   // Rank r takes batches r, r+P, ...; the sums are added over the ranks.
-  std::vector<double> sums = {0, 0, 0};  // loss * B, correct, examples
+  std::vector<double> sums = {0, 0, 0};  // loss * predictions, correct, predictions
   for (size_t k = size_t(dist::rank()); k < count; k += size_t(dist::size())) {
     const Batch& b = batches[k];
     Tensor logits = model.forward(b);
-    sums[0] += cross_entropy(logits, labels_of(b)).item() * b.B;
-    sums[1] += double(count_correct(logits, b));
-    sums[2] += b.B;
+    auto [correct, counted] = correct_of(logits, b);
+    sums[0] += loss_of(logits, b).item() * double(counted);
+    sums[1] += double(correct);
+    sums[2] += double(counted);
   }
   dist::allreduce_sum(sums);
   model.train(was_training);
@@ -180,12 +232,91 @@ EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const Bat
 
 EvalResult Trainer::evaluate(const Dataset& d, int64_t limit) { return evaluate_model(*model_, d, data_.opts, limit); }
 
+void Trainer::diverged(const std::string& what, const std::string& advice) const {
+  bool saved = fs::exists(tc_.out + "/last.ckpt");
+  throw TrainingDiverged("training diverged at step " + std::to_string(step_) + ": " + what +
+                         (saved ? "; the last good checkpoint is kept in " + tc_.out : "; no checkpoint was saved yet") +
+                         " (" + advice + ")");
+}
+
+// batch -> forward -> loss -> zero grad -> backward -> average over ranks -> clip -> step
+Trainer::StepResult Trainer::step() {
+  Batch b = batcher_->next();                                               // the global batch
+  if (dist::size() > 1) b = dist::slice_rows(b, rows_.first, rows_.rows);  // this rank's rows
+  dist::maybe_inject_fault(step_ + 1);
+  Tensor logits = model_->forward(b);
+  Tensor loss = loss_of(logits, b);
+  opt_->zero_grad();
+  try {
+    loss.backward();
+  } catch (const AnomalyError& e) {  // --detect-anomaly named the op
+    ++step_;
+    diverged(e.what(), "lower --lr or --clip");
+  }
+  auto [correct, counted] = correct_of(logits, b);
+  double right = counted ? double(correct) / double(counted) * b.B : 0;  // per example, so ranks add up
+  dist::StepTotals sum = averager_->reduce(b.B, tc_.batch, double(loss.item()) * b.B, right);
+  float norm = clip_grad_norm(opt_->params(), tc_.clip);
+  ++step_;
+  StepResult r{sum.loss_sum / double(sum.examples), sum.correct / double(sum.examples), norm, sched_.lr(step_),
+               sum.examples * int64_t(b.N)};
+  if (!std::isfinite(r.loss) || !std::isfinite(norm)) {
+    std::string p = first_nonfinite_grad(*model_);
+    diverged("loss " + std::to_string(r.loss) + (p.empty() ? "" : ", first non-finite gradient in '" + p + "'"),
+             "lower --lr or --clip");
+  }
+  opt_->step(r.lr);
+  return r;
+}
+
+// The progress line (redrawn on a terminal) and, every --log-every steps, a metrics line.
+void Trainer::progress(const StepResult& r, double el, int64_t start, bool force) {
+  loss_sum_ += r.loss, acc_sum_ += r.accuracy, ++window_, tokens_ += r.tokens;
+  double rate = double(step_ - start) / std::max(el, 1e-9);
+  bool log_now = step_ % tc_.log_every == 0 || step_ == tc_.steps || force;
+  if (!tty_ && !log_now) return;
+  char line[256];
+  std::snprintf(line, sizeof line, "step %lld/%lld | loss %.4f | acc %.3f | %.2f it/s | %.0f tok/s | ETA %s",
+                (long long)step_, (long long)tc_.steps, loss_sum_ / window_, acc_sum_ / window_, rate,
+                double(tokens_) / std::max(el, 1e-9), fmt_time(double(tc_.steps - step_) / std::max(rate, 1e-9)).c_str());
+  if (tty_) std::fprintf(stderr, "\r%s\033[K", line);
+  if (!log_now) return;
+  if (!tty_ && !ro_.quiet && dist::is_root()) std::fprintf(stderr, "%s\n", line);
+  log_metrics({{"step", double(step_)}, {"loss", loss_sum_ / window_}, {"train_acc", acc_sum_ / window_},
+               {"lr", r.lr}, {"grad_norm", r.grad_norm}, {"elapsed", el}});
+  loss_sum_ = acc_sum_ = 0, window_ = 0;
+}
+
+void Trainer::validate_and_save(double t0) {
+  std::string bad = first_nonfinite_value(*model_);  // never evaluate or save a diverged model
+  if (!bad.empty()) diverged("parameter '" + bad + "' became non-finite in the update", "lower --lr");
+  EvalResult v = evaluate(data_.splits.val, tc_.eval_limit);
+  if (!std::isfinite(v.loss))  // finite weights that already overflow the forward pass
+    diverged("validation loss " + std::to_string(v.loss) + " (finite weights, overflowing forward pass)",
+             "lower --lr or --clip");
+  double score = v.score(metric_);
+  bool best = best_step_ < 0 || score > best_val_;
+  if (best) best_val_ = score, best_step_ = step_;
+  if (tty_) std::fprintf(stderr, "\n");
+  if (dist::is_root())
+    std::fprintf(stderr, "step %lld: validation %s, loss %.4f%s\n", (long long)step_,
+                 metric_ == "bits_per_byte" ? ("bits per byte " + std::to_string(-score)).c_str()
+                                            : ("accuracy " + std::to_string(v.accuracy).substr(0, 6)).c_str(),
+                 v.loss, best ? " (best so far)" : "");
+  log_metrics({{"step", double(step_)}, {"val_acc", v.accuracy}, {"val_loss", v.loss}, {"elapsed", now() - t0}});
+  dist::check_replicas(*model_, "at step " + std::to_string(step_));
+  if (!dist::is_root()) return;
+  Checkpoint c = snapshot();
+  if (best) save_checkpoint(tc_.out + "/best.ckpt", c);
+  save_checkpoint(tc_.out + "/last.ckpt", c);
+}
+
 RunResult Trainer::run() {
   RunResult res;
   res.majority_rate = majority_rate(data_.splits.test.size() ? data_.splits.test : data_.splits.val);
   Profiler::enabled = ro_.profile;
   const bool root = dist::is_root();  // rank 0 alone prints and writes
-  bool tty = isatty(2) && !ro_.quiet && root;
+  tty_ = isatty(2) && !ro_.quiet && root;
   if (root)
     std::fprintf(stderr, "training %s on %s: %lld parameters, %zu train / %zu val / %zu test examples, %lld steps%s\n",
                  mc_.model.c_str(), tc_.task.c_str(), (long long)model_->num_parameters(), data_.splits.train.size(),
@@ -193,92 +324,20 @@ RunResult Trainer::run() {
                  dist::size() > 1 ? (", " + std::to_string(dist::size()) + " processes of " +
                                      std::to_string(rows_.rows) + " examples per batch").c_str()
                                   : "");
-  double t0 = now(), loss_avg = 0, acc_avg = 0;
-  int64_t tokens = 0, window = 0, start = step_;
+  double t0 = now();
+  int64_t start = step_;
   model_->train();
   while (step_ < tc_.steps) {
-    Batch b = batcher_->next();                                               // the global batch
-    if (dist::size() > 1) b = dist::slice_rows(b, rows_.first, rows_.rows);  // this rank's rows
-    dist::maybe_inject_fault(step_ + 1);
-    Tensor logits = model_->forward(b);
-    Tensor loss = cross_entropy(logits, labels_of(b));
-    opt_->zero_grad();
-    try {
-      loss.backward();
-    } catch (const Error& e) {  // --detect-anomaly named the op; add the step
-      if (std::string(e.what()).rfind("anomaly:", 0) != 0) throw;
-      fail("training diverged at step " + std::to_string(step_ + 1) + ": " + e.what() +
-           "; the last good checkpoint is kept in " + tc_.out);
-    }
-    // the mean gradient over every rank's rows (one MPI_Allreduce; nothing in one process)
-    dist::StepTotals sum = averager_->reduce(b.B, tc_.batch, double(loss.item()) * b.B, double(count_correct(logits, b)));
-    double step_loss = sum.loss_sum / double(sum.examples);
-    float norm = clip_grad_norm(opt_->params(), tc_.clip);
-    ++step_;
-    if (!std::isfinite(step_loss) || !std::isfinite(norm)) {
-      std::string p = first_nonfinite_grad(*model_);
-      fail("training diverged at step " + std::to_string(step_) + ": loss " + std::to_string(step_loss) +
-           (p.empty() ? "" : ", first non-finite gradient in '" + p + "'") +
-           "; the last good checkpoint is kept in " + tc_.out + " (lower --lr or --clip)");
-    }
-    float lr = sched_.lr(step_);
-    opt_->step(lr);
-
-    // bookkeeping: running loss/accuracy, progress line, metrics
-    loss_avg += step_loss, acc_avg += sum.correct / double(sum.examples), ++window;
-    tokens += sum.examples * b.N;
-    double el = now() - t0, rate = double(step_ - start) / std::max(el, 1e-9);
-    bool log_now = step_ % tc_.log_every == 0 || step_ == tc_.steps;
-    if (tty || log_now) {
-      char line[256];
-      std::snprintf(line, sizeof line, "step %lld/%lld | loss %.4f | acc %.3f | %.2f it/s | %.0f tok/s | ETA %s",
-                    (long long)step_, (long long)tc_.steps, loss_avg / window, acc_avg / window, rate,
-                    double(tokens) / std::max(el, 1e-9), fmt_time(double(tc_.steps - step_) / std::max(rate, 1e-9)).c_str());
-      if (tty) std::fprintf(stderr, "\r%s\033[K", line);
-      if (log_now && !tty && !ro_.quiet && root) std::fprintf(stderr, "%s\n", line);
-    }
-    if (log_now) {
-      char js[256];
-      std::snprintf(js, sizeof js,
-                    "{\"step\": %lld, \"loss\": %.6g, \"train_acc\": %.4f, \"lr\": %.6g, \"grad_norm\": %.6g, "
-                    "\"elapsed\": %.2f}",
-                    (long long)step_, loss_avg / window, acc_avg / window, lr, norm, el);
-      log_metrics(js);
-      loss_avg = acc_avg = 0, window = 0;
-    }
+    StepResult r = step();
+    progress(r, now() - t0, start, false);
     bool stop = ro_.stop_after > 0 && step_ >= ro_.stop_after;
-    if (step_ % tc_.eval_every == 0 || step_ == tc_.steps || stop) {
-      std::string bad = first_nonfinite_value(*model_);  // never evaluate or save a diverged model
-      if (!bad.empty())
-        fail("training diverged at step " + std::to_string(step_) + ": parameter '" + bad +
-             "' became non-finite in the update; the last good checkpoint is kept in " + tc_.out + " (lower --lr)");
-      EvalResult v = evaluate(data_.splits.val, tc_.eval_limit);
-      if (!std::isfinite(v.loss))  // finite weights that already overflow the forward pass
-        fail("training diverged at step " + std::to_string(step_) + ": validation loss " + std::to_string(v.loss) +
-             " (finite weights, overflowing forward pass); the last good checkpoint is kept in " + tc_.out + " (lower --lr or --clip)");
-      bool best = v.accuracy > best_val_;
-      if (best) best_val_ = v.accuracy, best_step_ = step_;
-      if (tty) std::fprintf(stderr, "\n");
-      if (root)
-        std::fprintf(stderr, "step %lld: validation accuracy %.4f, loss %.4f%s\n", (long long)step_, v.accuracy, v.loss,
-                     best ? " (best so far)" : "");
-      char js[200];
-      std::snprintf(js, sizeof js, "{\"step\": %lld, \"val_acc\": %.4f, \"val_loss\": %.6g, \"elapsed\": %.2f}",
-                    (long long)step_, v.accuracy, v.loss, now() - t0);
-      log_metrics(js);
-      dist::check_replicas(*model_, "at step " + std::to_string(step_));
-      if (root) {
-        Checkpoint c = snapshot();
-        if (best) save_checkpoint(tc_.out + "/best.ckpt", c);
-        save_checkpoint(tc_.out + "/last.ckpt", c);
-      }
-    }
+    if (step_ % tc_.eval_every == 0 || step_ == tc_.steps || stop) validate_and_save(t0);
     if (stop) {
       res.stopped_early = true;
       break;
     }
   }
-  if (tty) std::fprintf(stderr, "\n");
+  if (tty_) std::fprintf(stderr, "\n");
   res.seconds = now() - t0;
   res.steps_done = step_;
   res.best_val = best_val_;
@@ -295,12 +354,10 @@ RunResult Trainer::run() {
     dist::broadcast_from_root(model_->named_buffers());
     EvalResult t = evaluate(data_.splits.test);
     res.test_accuracy = t.accuracy;
-    char js[256];
-    std::snprintf(js, sizeof js,
-                  "{\"final\": true, \"best_step\": %lld, \"best_val_acc\": %.4f, \"test_acc\": %.4f, "
-                  "\"majority_rate\": %.4f, \"train_seconds\": %.1f}",
-                  (long long)best_step_, best_val_, t.accuracy, res.majority_rate, res.seconds);
-    log_metrics(js);
+    res.test_loss = t.loss;
+    log_metrics({{"final", 1}, {"best_step", double(best_step_)}, {"best_val_acc", best_val_},
+                 {"test_acc", t.accuracy}, {"test_loss", t.loss}, {"majority_rate", res.majority_rate},
+                 {"train_seconds", res.seconds}});
   }
   dist::mark_done();
   return res;
@@ -313,6 +370,7 @@ EvalResult evaluate_checkpoint(const std::string& ckpt, const std::string& split
   ModelConfig mc = ModelConfig::from_map(c.model_config);
   if (!data_override.empty()) tc.data = data_override;
   TaskData data = load_task(tc, mc, true);
+  check_classes(tc, data.splits.train, ckpt);
   SequenceClassifier model(mc);
   load_into(model.named_parameters(), c.params, "parameter", ckpt);
   load_into(model.named_buffers(), c.buffers, "buffer", ckpt);

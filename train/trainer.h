@@ -11,6 +11,7 @@
 // averaged after backward; rank 0 alone prints and writes; evaluation is split
 // over the ranks and its counts summed.
 #pragma once
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -25,8 +26,16 @@
 namespace az {
 
 struct EvalResult {
-  double accuracy = 0, loss = 0;
-  int64_t examples = 0;
+  double accuracy = 0, loss = 0;  // loss: mean cross-entropy (nats) per example, or per target position
+  int64_t examples = 0;           // examples, or target positions for the token head
+  // What the best checkpoint maximises: accuracy, or minus bits per byte.
+  double score(const std::string& metric) const { return metric == "bits_per_byte" ? -loss / std::log(2.0) : accuracy; }
+};
+
+// Training stopped because it diverged (a non-finite loss, gradient, parameter or
+// validation loss); the message names the step and what went wrong.
+struct TrainingDiverged : Error {
+  using Error::Error;
 };
 
 struct RunOptions {
@@ -38,7 +47,7 @@ struct RunOptions {
 };
 
 struct RunResult {
-  double best_val = -1, test_accuracy = -1, majority_rate = 0, seconds = 0;
+  double best_val = -1, test_accuracy = -1, test_loss = -1, majority_rate = 0, seconds = 0;
   int64_t best_step = -1, steps_done = 0;
   bool stopped_early = false;
 };
@@ -52,9 +61,20 @@ class Trainer {
   const TaskData& data() const { return data_; }
 
  private:
+  // One training step on one batch; returns its loss, accuracy and gradient norm.
+  struct StepResult {
+    double loss, accuracy;
+    float grad_norm, lr;
+    int64_t tokens;
+  };
+  StepResult step();
+  // Validation at step_: the best checkpoint when it improves, and last.ckpt.
+  void validate_and_save(double t0);
+  void progress(const StepResult& r, double elapsed, int64_t start, bool force);
+  [[noreturn]] void diverged(const std::string& what, const std::string& advice) const;
   Checkpoint snapshot() const;
   void restore(const Checkpoint& c, const std::string& path);
-  void log_metrics(const std::string& json_line);
+  void log_metrics(const std::map<std::string, double>& values);
   TrainConfig tc_;
   ModelConfig mc_;
   RunOptions ro_;
@@ -67,6 +87,11 @@ class Trainer {
   Schedule sched_;
   int64_t step_ = 0, best_step_ = -1;
   double best_val_ = -1;
+  std::string metric_ = "accuracy";  // the task's
+  bool tty_ = false;
+  // the running means the progress line and metrics.jsonl show, since the last log line
+  double loss_sum_ = 0, acc_sum_ = 0;
+  int64_t window_ = 0, tokens_ = 0;
 };
 
 // Accuracy and mean loss over (at most `limit` examples of) a split, in eval mode.
@@ -78,5 +103,14 @@ EvalResult evaluate_checkpoint(const std::string& ckpt, const std::string& split
 
 // The first parameter whose gradient holds a NaN or Inf ("" if none).
 std::string first_nonfinite_grad(const Module& m);
+
+// Refuses data whose class names differ from those a checkpoint was trained on
+// (a model trained on circle/square/triangle would silently score 0 on bird/cat/dog).
+void check_classes(const TrainConfig& tc, const Dataset& d, const std::string& ckpt);
+
+// The loss of a batch for the model's head (labels, or per-position targets)
+// and how many of its predictions are right, out of how many.
+Tensor loss_of(const Tensor& logits, const Batch& b);
+std::pair<int64_t, int64_t> correct_of(const Tensor& logits, const Batch& b);
 
 }  // namespace az

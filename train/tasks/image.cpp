@@ -1,0 +1,79 @@
+// Tasks `image` and `image-folder`: image classification, one token per pixel
+// (LRA's Image task: CIFAR-10 grey pixels; here Fashion-MNIST, which Debian
+// ships) or one per P x P patch.  `image` reads the installed Fashion-MNIST
+// IDX files (55K/5K/10K, data/idx.h); `image-folder` reads the user's
+// root/<class>/*.png|jpg|bmp (data/image_folder.h), grey or RGB, resized on request.
+#include "data/idx.h"
+#include "data/image_folder.h"
+#include <cstdio>
+
+#include "train/cli.h"
+#include "train/tasks.h"
+
+namespace az {
+namespace {
+
+// ~1K tokens an example as pixels: a default run takes minutes, not hours.
+int64_t steps_of(const TaskContext& c) { return c.str("input") == "pixels" ? 500 : 2000; }
+
+TaskInfo fashion_mnist() {
+  TaskInfo i;
+  i.name = "image";
+  i.summary = "Fashion-MNIST (Debian's dataset-fashion-mnist), 28x28 grey: 784 pixel tokens or patches, 10 classes";
+  i.options = image_view_options();
+  i.load = [](const TaskContext& c) {
+    return image_task(load_fashion_mnist(c.data.empty() ? kFashionMnistDir : c.data, 5000, 1), c);
+  };
+  i.default_steps = steps_of;
+  i.data_name = "fashion-mnist";
+  i.data_help = "attnzoo data fashion-mnist [--dir DIR]                    checks the installed IDX files\n";
+  i.data_command = [](const std::vector<std::string>& args) {
+    Flags f("data fashion-mnist", args, {"dir"}, {});
+    Splits s = load_fashion_mnist(f.str("dir", kFashionMnistDir), 5000, 1);
+    std::printf("Fashion-MNIST: %zu train, %zu val, %zu test images of %dx%d\n", s.train.size(), s.val.size(),
+                s.test.size(), s.train.height, s.train.width);
+    return 0;
+  };
+  i.lra.title = "Image";
+  i.lra.order = 4;
+  //                    data: len train val  test      dim h  L  ffn  steps batch warm eval  lr
+  i.lra.rows["quick"] = {{784, 1000, 200, 200, {}}, 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
+  i.lra.rows["mini"] = {{784, 20000, 500, 1000, {}}, 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
+  i.lra.rows["full"] = {{784, 55000, 2000, 10000, {}}, 64, 4, 1, 128, 1500, 32, 150, 500, 1e-3};
+  i.lra.rows["tiny"] = {{784, 40, 10, 10, {}}, 8, 2, 1, 16, 2, 4, 1, 2, 1e-3};
+  i.lra.describe = [](const LraData& d) {
+    return "Fashion-MNIST 28x28 grey pixels, one token each, " + std::to_string(d.n_train) + "/" +
+           std::to_string(d.n_val) + "/" + std::to_string(d.n_test) + " images, seed 1";
+  };
+  i.lra.prepare = [](const LraData& d, const std::string& dir) {  // val is carved from the official training set
+    Splits s = load_fashion_mnist(kFashionMnistDir, 5000, 1);
+    s.train = lra_subset(s.train, d.n_train, 11), s.val = lra_subset(s.val, d.n_val, 12);
+    s.test = lra_subset(s.test, d.n_test, 13);
+    write_image_splits(s, dir);
+  };
+  i.lra.train_args = [](const LraData&, const std::string& dir) {
+    return std::vector<std::string>{"--task", "image-folder", "--data", dir, "--channels", "1"};
+  };
+  return i;
+}
+
+TaskInfo image_folder() {
+  TaskInfo i;
+  i.name = "image-folder";
+  i.summary = "your images: --data ROOT with ROOT/<class>/*.png|jpg|bmp (or ROOT/{train,val,test}/<class>/)";
+  i.options = {text_option("channels", "1", {"1", "3"}, "1 grey, 3 RGB"),
+               int_option("image-size", 0, 0, kMaxImageSide, "resize every image to S x S (0: keep; all one size)")};
+  for (auto& o : image_view_options()) i.options.push_back(o);
+  i.load = [](const TaskContext& c) {
+    if (c.data.empty()) fail("--task image-folder needs --data ROOT (root/<class>/*.png|jpg|bmp)");
+    return image_task(load_image_folder(c.data, int(c.integer("channels")), int(c.integer("image-size")), 0.1, 0.1, 1), c);
+  };
+  i.default_steps = steps_of;
+  return i;
+}
+
+RegisterTask reg_image(fashion_mnist());
+RegisterTask reg_folder(image_folder());
+
+}  // namespace
+}  // namespace az

