@@ -155,7 +155,7 @@ int cmd_pattern(const std::vector<std::string>& args) {
               (long long)computed, (long long)(N * N), 100.0 * double(computed) / double(N * N));
   for (size_t k = 0; k < p.legend.size(); ++k) std::printf(" %s=%s", p.legend[k].c_str(), category_colour(k + 1).c_str());
   if (!chosen.empty())
-    std::printf("\n  for a picture at N=%lld: drew with%s (defaults %s cover the matrix whole; pass them to override)",
+    std::printf("\n  for a picture at N=%lld: drew with%s (defaults %s would hide the structure at this N; pass them to override)",
                 (long long)N, chosen.c_str(), replaced.c_str());
   std::string base = (fs::path(dir) / op.stem()).string();
   std::printf("\n  wrote %s.png, %s.svg, %s.gp\n", base.c_str(), base.c_str(), base.c_str());
