@@ -94,6 +94,7 @@ int cmd_attnmap(const std::vector<std::string>& args) {
   const int64_t N = x.size(1), L = int64_t(model.blocks.size());
   const int64_t pool = (N + 127) / 128, M = (N + pool - 1) / pool;  // M x M pixels per panel
   HeatMap m;
+  int64_t per_layer = 0;  // matrices per layer: the heads, or 1 (gMLP's W_s)
   bool has_matrix = true;
   for (int64_t l = 0; l < L && has_matrix; ++l) {
     auto& blk = model.blocks[size_t(l)];
@@ -106,6 +107,7 @@ int cmd_attnmap(const std::vector<std::string>& args) {
     }
     if (w.dim() != 3 || w.size(1) != N || w.size(2) != N) fail("attnmap: model returned weights " + shape_str(w.shape()));
     m.grid_cols = int(w.size(0));
+    per_layer = w.size(0);
     for (int64_t h = 0; h < w.size(0); ++h) {
       const float* p = w.data() + h * N * N;
       HeatPanel panel;
@@ -121,6 +123,7 @@ int cmd_attnmap(const std::vector<std::string>& args) {
     }
     x = blk->forward(x, key_pad);
   }
+  if (m.grid_cols == 1) m.grid_cols = int(std::min<int64_t>(L, 4));  // one matrix per layer (gMLP): layers side by side
   // Token labels when a panel gives each one at least 8 pixels.
   const bool cls = N == int64_t(b.N) + 1;
   std::vector<std::string> tokens;
@@ -154,13 +157,13 @@ int cmd_attnmap(const std::vector<std::string>& args) {
                (pool > 1 ? "; each pixel the largest of " + std::to_string(pool) + "x" + std::to_string(pool) + " entries" : "") +
                "; rows: queries, columns: keys; white: weight 0 (not computed or masked)";
   int64_t rows_of_panels = (int64_t(m.panels.size()) + m.grid_cols - 1) / m.grid_cols;
-  double side = (double(width) - 170 - (tokens.empty() ? 0 : 38) - 14.0 * double(m.grid_cols - 1)) / double(m.grid_cols);
-  int height = int(side * double(rows_of_panels) + 32.0 * double(rows_of_panels - 1) + 110 + 70 + (tokens.empty() ? 0 : 38));
+  double side = (double(width) - 187 - (tokens.empty() ? 0 : 38) - 14.0 * double(m.grid_cols - 1)) / double(m.grid_cols);
+  int height = int(side * double(rows_of_panels) + 32.0 * double(rows_of_panels - 1) + 160 + (tokens.empty() ? 0 : 38));
   draw_heatmap(m, dir, op.stem().string(), int(width), height);
   std::string base = (fs::path(dir) / op.stem()).string();
-  std::printf("%s: %s example %lld (true %s, predicted %s), %lld layers x %d heads, N=%lld%s; wrote %s.png, %s.svg, %s.gp\n",
+  std::printf("%s: %s example %lld (true %s, predicted %s), %lld layers x %lld matrices, N=%lld%s; wrote %s.png, %s.svg, %s.gp\n",
               mc.model.c_str(), split.c_str(), (long long)index, class_text(*d, b.labels[0]).c_str(),
-              class_text(*d, int(pred)).c_str(), (long long)L, m.grid_cols, (long long)N,
+              class_text(*d, int(pred)).c_str(), (long long)L, (long long)per_layer, (long long)N,
               pool > 1 ? (", max-pooled " + std::to_string(pool) + "x" + std::to_string(pool)).c_str() : "",
               base.c_str(), base.c_str(), base.c_str());
   return 0;

@@ -51,6 +51,12 @@ std::string fmt(const char* f, double v) {
   std::snprintf(b, sizeof b, f, v);
   return b;
 }
+// Text for a Markdown table cell: a '|' would end the cell.
+std::string cell(const std::string& s) {
+  std::string r;
+  for (char ch : s) r += ch == '|' ? "\\|" : std::string(1, ch);
+  return r;
+}
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string r;
   for (size_t i = 0; i < v.size(); ++i) r += (i ? sep : "") + v[i];
@@ -220,23 +226,33 @@ BenchTable bench_table(const std::vector<JsonObject>& rows) {
   return t;
 }
 
-// The slope of log(time per step) against log(N) between the shortest and longest measured N.
-double time_exponent(const BenchTable& t, const std::string& model) {
+// The slope of log(time per step) against log(N) between the two longest
+// measured N: there the fixed per-step work weighs least (1 = linear, 2 = quadratic).
+double time_exponent(const BenchTable& t, const std::string& model, int64_t* from, int64_t* to) {
   const BenchRow *a = nullptr, *b = nullptr;
   int64_t na = 0, nb = 0;
   for (int64_t n : kLengths) {
     auto it = t.find({model, n});
     if (it == t.end() || it->second.steps <= 0) continue;
-    if (!a) a = &it->second, na = n;
+    a = b, na = nb;
     b = &it->second, nb = n;
   }
+  *from = na, *to = nb;
   if (!a || na == nb) return NAN;
   return std::log(a->steps / b->steps) / std::log(double(nb) / double(na));
 }
 
 std::string bench_config(const std::vector<JsonObject>& rows, bool lra_bench) {
   for (auto& r : rows) {
-    if (lra_bench && r.count("key")) return json_text(r, "key");
+    if (lra_bench && r.count("key")) {  // "bench --model M --seq-len N --batch 2 ...": keep the rest
+      std::istringstream in(json_text(r, "key"));
+      std::vector<std::string> w, keep;
+      for (std::string x; in >> x;) w.push_back(x);
+      for (size_t i = 1; i < w.size(); ++i)
+        if (w[i] == "--model" || w[i] == "--seq-len") ++i;
+        else keep.push_back(w[i]);
+      return join(keep, " ");
+    }
     if (!lra_bench && r.count("batch"))
       return "--batch " + json_text(r, "batch") + " --dim " + json_text(r, "dim") + " --heads " + json_text(r, "heads") +
              " --layers " + json_text(r, "layers") + " --ffn " + json_text(r, "ffn");
@@ -276,10 +292,11 @@ std::string bench_section(const DocsOptions& o, const std::string& name, const B
   }
   body << "set multiplot layout 1,2 title " << gp_quote(name + ": one training step against sequence length N") << "\n"
        << "set logscale xy 2\nset xtics (\"1K\" 1024, \"2K\" 2048, \"4K\" 4096, \"8K\" 8192)\nset xrange [800:10000]\n"
-       << "set logscale y 10\nset grid\nset xlabel 'sequence length N'\nset key bottom left font ',9'\n"
+       << "set logscale y 10\nset grid\nset xlabel 'sequence length N'\nset bmargin 7\n"
+       << "set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 Left reverse samplen 2 font ',9'\n"
        << "set ylabel 'steps per second'\nplot " << join(plots_s, ", ") << "\n"
        << "set ylabel 'peak memory (MB)'\nunset key\nplot " << join(plots_m, ", ") << "\nunset multiplot";
-  draw_with_gnuplot(o.out, name + "-bench", data.str(), body.str(), 640, 320);
+  draw_with_gnuplot(o.out, name + "-bench", data.str(), body.str(), 640, 360);
   fs::remove(fs::path(o.out) / (name + "-bench.svg"));
   md << "![" << name << ": steps/s and peak memory against N](" << name << "-bench.png)\n\n";
   md << "| N | steps/s | vs full | peak MB | vs full |\n|---:|---:|---:|---:|---:|\n";
@@ -290,15 +307,16 @@ std::string bench_section(const DocsOptions& o, const std::string& name, const B
     md << "| " << n << " | " << fmt("%.3f", it->second.steps) << " | " << (rel ? fmt("%.1fx", it->second.steps / f->second.steps) : "")
        << " | " << fmt("%.0f", it->second.mb) << " | " << (rel ? fmt("%.2fx", it->second.mb / f->second.mb) : "") << " |\n";
   }
-  double e = time_exponent(vb, name);
+  int64_t e0 = 0, e1 = 0;
+  double e = time_exponent(vb, name, &e0, &e1);
   md << "\nThe table is `bench/variants.sh` (`" << vconf << "`, random tokens, AdamW, each cell its own process; records in `"
      << o.bench << "`)";
-  if (!std::isnan(e)) md << "; time per step grows as N^" << fmt("%.2f", e) << " from its shortest to its longest N";
+  if (!std::isnan(e)) md << "; from N = " << e0 << " to " << e1 << " time per step grows as N^" << fmt("%.2f", e);
   md << ". The pale lines are the LRA mini preset's bench (`" << lconf << "`, one thread; records in `" << o.lra_bench
      << "`), which adds N = 2K. The records do not name their CPU: the README's speed section and `docs/lra/mini.md` "
         "say where and when they were measured.\n\n"
      << "```sh\nbench/variants.sh out.jsonl " << name << " \"1024 4096 8192\"\n"
-     << "attnzoo lra --preset mini --models " << name << " --tasks listops --threads 1 --out runs/lra-mini  # benches too\n```\n\n";
+     << "OMP_NUM_THREADS=1 attnzoo bench --model " << name << " --seq-len 2048 " << lconf << "  # one cell of the mini bench\n```\n\n";
   return md.str();
 }
 
@@ -438,7 +456,7 @@ int cmd_docs(const std::vector<std::string>& args) {
       md << "| flag | default | range | what it sets |\n|---|---:|---|---|\n";
       for (auto& k : info.knobs)
         md << "| `--" << flag_of(k.name) << "` | " << fmt("%g", k.def) << " | " << fmt("%g", k.lo) << " .. " << fmt("%g", k.hi)
-           << " | " << k.help << " |\n";
+           << " | " << cell(k.help) << " |\n";
       md << "\n";
     }
     // The pattern picture, by the pattern command itself.
@@ -479,7 +497,7 @@ int cmd_docs(const std::vector<std::string>& args) {
         "entries it computes, what a small trained model attends to, its speed and memory against N and its Long "
         "Range Arena (mini) row. The pages are generated (`make docs`, or `attnzoo docs --out docs/models`) from the "
         "source files, the registry and the committed records.\n\n"
-     << "| pattern (N=" << o.pattern_n << ") | model | family | what it computes | time per step ∝ N^a, measured 1K→8K | "
+     << "| pattern (N=" << o.pattern_n << ") | model | family | what it computes | time per step ∝ N^a, measured 4K→8K | "
         "steps/s at 4K (vs full) | peak MB at 4K (vs full) | LRA mini mean (%) |\n|---|---|---|---|---:|---:|---:|---:|\n";
   std::vector<std::string> all = attention_names();
   auto fam_rank = [&](const std::string& fam) {
@@ -494,7 +512,8 @@ int cmd_docs(const std::vector<std::string>& args) {
     const AttentionInfo& info = attention_info(name);
     auto it = vb.find({name, 4096}), fl = vb.find({"full", 4096});
     bool rel = it != vb.end() && fl != vb.end() && fl->second.steps > 0;
-    double e = time_exponent(vb, name);
+    int64_t e0 = 0, e1 = 0;
+    double e = time_exponent(vb, name, &e0, &e1);
     int nt = 0;
     double avg = lra_average(cells, name, &nt);
     std::string pic = name + "-pattern.png";
@@ -506,9 +525,9 @@ int cmd_docs(const std::vector<std::string>& args) {
        << " | " << (nt ? fmt("%.1f", avg) + (nt < int(lra_task_names().size()) ? " (" + std::to_string(nt) + " tasks)" : "") : "—")
        << " |\n";
   }
-  ix << "\nTime exponent a: the slope of log(time per step) against log N between 1K and 8K in `" << o.bench
-     << "`: about 1 for a cost linear in N, 2 for quadratic; at these sizes the dense layers (linear in N) still weigh, so "
-        "full attention reads below 2. Speed and memory: `bench/variants.sh` (" << bench_config(vrows, false)
+  ix << "\nTime exponent a: the slope of log(time per step) against log N between the two longest lengths in `" << o.bench
+     << "` (4K and 8K): about 1 for a cost linear in N, 2 for quadratic; the dense layers, linear in N, still weigh at "
+        "these sizes, so full attention reads a little below 2. Speed and memory: `bench/variants.sh` (" << bench_config(vrows, false)
      << "), relative to full attention in the same sweep. LRA mini mean: test accuracy over ListOps, Text, Image and "
         "Pathfinder from `" << o.lra << "` ([report](../lra/mini.md)).\n\nFamilies:\n\n";
   for (const char* fam : kFamilies) {

@@ -325,7 +325,7 @@ void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& n
   }
   int title_lines = 1;
   for (size_t i = 0; i + 1 < title.size(); ++i) title_lines += title.compare(i, 2, "\\n") == 0;
-  const double top = 24 + 17 * title_lines + 18, left = 58 + (ytok ? 38 : 0), right = categorical ? 60 + 7.5 * double(longest) : 95;
+  const double top = 24 + 17 * title_lines + 18, left = 58 + (ytok ? 38 : 0), right = categorical ? 60 + 7.5 * double(longest) : 112;
   const double bottom = 50 + (xtok ? 38 : 0) + (m.footnote.empty() ? 0 : 18);
   const double hgap = 14, vgap = 32;
   double pw = (W - left - right - hgap * double(C - 1)) / double(C);
