@@ -144,7 +144,7 @@ int cmd_attnmap(const std::vector<std::string>& args) {
     settings += ", --" + fl + " " + num(v);
   }
   m.title = mc.model + " on " + tc.task + ": " + split + " example " + std::to_string(index) + ", predicted " +
-            class_text(*d, int(pred)) + " (p " + num(1.0 / zsum, "%.2f") + "), true " + class_text(*d, b.labels[0]) +
+            class_text(*d, int(pred)) + " (probability " + num(1.0 / zsum, "%.2f") + "), true " + class_text(*d, b.labels[0]) +
             "\n" + settings + "; checkpoint " + path;
   m.xlabel = "key position j" + std::string(tokens.empty() ? "" : " (token)");
   m.ylabel = "query position i" + std::string(tokens.empty() ? "" : " (token)");

@@ -382,8 +382,8 @@ void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& n
          << "set cblabel " << gp_quote(m.cblabel) << "\n";
   }
   if (!m.footnote.empty()) body << "set label 1 " << gp_quote(m.footnote) << " at screen 0.01, screen " << num(6 / H) << " left font ',9'\n";
-  const bool cell_lines = cols <= 96 && side_w / double(cols) >= 4;
-  if (cell_lines)  // thin lines between cells keep single entries visible
+  const bool cell_lines = categorical && cols <= 96 && side_w / double(cols) >= 4;
+  if (cell_lines)  // thin lines between cells keep single entries of a pattern visible
     body << "set x2tics -0.5,1," << cols << " format '' scale 0\nset y2tics -0.5,1," << rows << " format '' scale 0\n"
          << "set link x2\nset link y2\nset grid x2tics y2tics front lw 0.4 lc rgb '#d8d8d8'\n";
   std::string expr = categorical ? "($3+0.5)" : (m.sqrt_scale && !diverging) ? "(sqrt($3))" : "3";
