@@ -131,8 +131,8 @@ MapResult map_section(const DocsOptions& o, const std::string& name, std::map<st
   md << "## What it learned: attention on one ListOps example\n\n";
   std::string why;
   if (!has_attention_matrix(name, &why)) {
-    md << "`" << name << "` has no attention matrix to draw: " << why
-       << ". It mixes positions without a row of weights per query, so there is no learned map on this page; "
+    md << "`" << name << "` has no attention matrix to draw (its `attention_weights` says: *" << why
+       << "*): it mixes positions without a row of weights per query, so this page has no learned map; "
           "the pattern above shows which positions it mixes.\n\n";
     r.markdown = md.str();
     return r;
@@ -468,7 +468,7 @@ int cmd_docs(const std::vector<std::string>& args) {
        << "One layer, head 0, on a random input of N = " << n << " tokens; each colour is one component of the pattern, "
        << "white entries are never computed.";
     if (!pk.empty())
-      md << " The registry's defaults are sized for thousands of tokens and would cover this picture whole, so it is "
+      md << " The registry's defaults are sized for thousands of tokens and would hide the structure at this N, so it is "
             "drawn with" << knob_flags(pk) << " (the command chooses these itself when they are not given).";
     md << "\n\n```sh\nattnzoo pattern --model " << name << " --seq-len " << n << " --out " << (fs::path(o.out) / pat).string()
        << "\n```\n\n";
@@ -527,7 +527,8 @@ int cmd_docs(const std::vector<std::string>& args) {
   }
   ix << "\nTime exponent a: the slope of log(time per step) against log N between the two longest lengths in `" << o.bench
      << "` (4K and 8K): about 1 for a cost linear in N, 2 for quadratic; the dense layers, linear in N, still weigh at "
-        "these sizes, so full attention reads a little below 2. Speed and memory: `bench/variants.sh` (" << bench_config(vrows, false)
+        "these sizes, so full attention reads a little below 2; each length is one short bench on a shared machine, so "
+        "read a to about ±0.2. Speed and memory: `bench/variants.sh` (" << bench_config(vrows, false)
      << "), relative to full attention in the same sweep. LRA mini mean: test accuracy over ListOps, Text, Image and "
         "Pathfinder from `" << o.lra << "` ([report](../lra/mini.md)).\n\nFamilies:\n\n";
   for (const char* fam : kFamilies) {
