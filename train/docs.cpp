@@ -146,7 +146,9 @@ MapResult map_section(const DocsOptions& o, const std::string& name, std::map<st
   std::string map = "attnzoo attnmap --ckpt " + run + "/best.ckpt --index " + std::to_string(index) + " --out " +
                     (fs::path(o.out) / png).string();
   if (o.maps == "train") {
-    bool have = fs::exists(run + "/best.ckpt") && !o.fresh;
+    // reuse the checkpoint only when maps.jsonl says it came from this very command
+    bool have = fs::exists(run + "/best.ckpt") && !o.fresh && records->count(name) &&
+                json_text((*records)[name], "train") == train;
     std::fprintf(stderr, "docs: %s: %s\n", name.c_str(), have ? ("reusing " + run + "/best.ckpt").c_str() : train.c_str());
     ChildResult cr;
     if (!have) {
@@ -155,7 +157,6 @@ MapResult map_section(const DocsOptions& o, const std::string& name, std::map<st
       for (std::string w; words >> w;) argv.push_back(w);
       ChildOptions co;
       co.env["OMP_NUM_THREADS"] = "1";
-      co.stdout_path = co.stderr_path = "";
       fs::create_directories(run);
       co.stderr_path = run + "/docs-train.log";
       co.stdout_path = "/dev/null";
@@ -403,8 +404,9 @@ int cmd_docs(const std::vector<std::string>& args) {
                  "  writes one Markdown page per model (its source file's opening comment, its settings, its\n"
                  "  pattern, a learned attention map, speed and memory against N, its LRA mini row) and an index,\n"
                  "  README.md, comparing them.  --maps train: train a tiny ListOps model per variant (a few\n"
-                 "  seconds each, one thread; checkpoints kept in --runs and reused unless --fresh) and draw its\n"
-                 "  map; keep: leave the map pictures as they are.  Records of the map runs: OUT/maps.jsonl.\n"), 0;
+                 "  seconds each, one thread; checkpoints kept in --runs and reused while the command is the\n"
+                 "  same, unless --fresh) and draw its map; keep: leave the map pictures as they are.\n"
+                 "  Records of the map runs: OUT/maps.jsonl.\n"), 0;
   Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "bin"}, {"fresh"});
   DocsOptions o;
   o.out = f.str("out", "docs/models");
