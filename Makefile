@@ -24,7 +24,7 @@ MPI      ?= 1
 MPICXX   ?= mpicxx
 MPI_BIN  := $(if $(filter 1,$(MPI)),$(BUILD)/attnzoo-mpi)
 
-.PHONY: all test clean deps bench-core train data
+.PHONY: all test clean deps bench-core train data docs
 all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
@@ -86,6 +86,17 @@ data: $(BUILD)/attnzoo
 	$(BUILD)/attnzoo data listops --out data_cache/listops
 	$(BUILD)/attnzoo data pathfinder --n 20000 --out data_cache/pathfinder
 	$(BUILD)/attnzoo data fashion-mnist
+
+# The textbook: one generated page per model in docs/models/ (attnzoo docs: the
+# source file's comment, settings, pattern, a learned attention map, speed and
+# memory from docs/bench/, the LRA mini row from docs/lra/) and the README's
+# pattern pictures in docs/patterns/.  Trains one tiny ListOps model per variant
+# on one thread, a few seconds each; checkpoints are kept in runs/docs and reused.
+DOC_PATTERNS := local strided global longformer bigbird reformer routing sinkhorn
+docs: $(BUILD)/attnzoo
+	OMP_NUM_THREADS=1 nice -n 10 $(BUILD)/attnzoo docs --out docs/models --runs runs/docs
+	@for m in $(DOC_PATTERNS); do $(BUILD)/attnzoo pattern --model $$m --seq-len 64 --out docs/patterns/$$m.png || exit 1; done
+	rm -f docs/patterns/*.svg
 
 bench-core: $(BUILD)/bench_core
 	OMP_NUM_THREADS=2 $(BUILD)/bench_core

@@ -35,6 +35,7 @@ const char* kUsage =
     "  attnmap  a trained model's attention        attnzoo attnmap --ckpt runs/listops-full/best.ckpt --index 0\n"
     "  lra      every model on every task (LRA)    attnzoo lra --preset quick --out runs/lra-quick\n"
     "  plot     a run's training curves            attnzoo plot --run runs/listops-full\n"
+    "  docs     one generated page per model       attnzoo docs --out docs/models\n"
     "  models   list the models and their settings\n"
     "\n"
     "`attnzoo COMMAND --help` describes a command's flags.\n";
@@ -319,7 +320,8 @@ int cli_main(int argc, char** argv) {
     if (cmd == "attnmap") return cmd_attnmap(args);
     if (cmd == "lra") return cmd_lra(args);
     if (cmd == "plot") return cmd_plot(args);
-    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, lra, plot, models)\n", cmd.c_str());
+    if (cmd == "docs") return cmd_docs(args);
+    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, lra, plot, docs, models)\n", cmd.c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnzoo %s: %s\n", cmd.c_str(), e.what());

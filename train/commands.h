@@ -16,5 +16,7 @@ int cmd_attnmap(const std::vector<std::string>& args);
 int cmd_lra(const std::vector<std::string>& args);
 // attnzoo plot --run DIR: a run's training and validation curves (train/plot.h).
 int cmd_plot(const std::vector<std::string>& args);
+// attnzoo docs --out DIR: one generated Markdown page per model and an index (train/docs.cpp).
+int cmd_docs(const std::vector<std::string>& args);
 
 }  // namespace az

@@ -270,6 +270,168 @@ void draw_run_curves(const std::string& run_dir, const std::string& out_dir) {
   draw_with_gnuplot(out_dir.empty() ? run_dir : out_dir, "curves", data, body, 1100, 450);
 }
 
+// ---- heat maps ------------------------------------------------------------------------------
+
+std::string category_colour(size_t k) {
+  static const char* c[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+  return c[(k + 7) % 8];
+}
+
+namespace {
+// A gnuplot string literal of text wrapped at spaces into lines of at most `width`
+// characters (gnuplot breaks lines at "\n" inside double quotes).
+std::string gp_wrapped(const std::string& s, size_t width) {
+  std::vector<std::string> lines(1);
+  std::istringstream in(s);
+  std::string word;
+  while (in >> word) {
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > width) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + word;
+  }
+  std::string r;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string q = gp_quote(lines[i]);
+    r += (i ? "\\n" : "") + q.substr(1, q.size() - 2);
+  }
+  return "\"" + r + "\"";
+}
+}  // namespace
+
+void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& name, int width, int height) {
+  if (m.panels.empty()) fail("draw_heatmap: nothing to draw for " + name);
+  const size_t P = m.panels.size(), C = size_t(std::max(1, m.grid_cols)), R = (P + C - 1) / C;
+  const int64_t rows = m.panels[0].rows, cols = m.panels[0].cols;
+  for (auto& p : m.panels)
+    if (p.rows != rows || p.cols != cols || int64_t(p.v.size()) != rows * cols)
+      fail("draw_heatmap: panels of " + name + " differ in shape");
+  const bool categorical = !m.categories.empty();
+  float vmin = 0, vmax = 0;
+  for (auto& p : m.panels)
+    for (float v : p.v) vmin = std::min(vmin, v), vmax = std::max(vmax, v);
+  const bool diverging = !categorical && vmin < 0;
+  const bool xtok = !m.xtics.empty(), ytok = !m.ytics.empty();
+  // Layout in pixels: title on top, the grid of panels, a colour scale on the
+  // right or the key below, the footnote at the bottom.
+  const double W = width, H = height;
+  size_t longest = 12;  // "not computed"
+  for (auto& c : m.categories) longest = std::max(longest, c.size());
+  // the title's first line (what and which model) stays whole; the rest wraps
+  size_t nl = m.title.find('\n');
+  std::string head = m.title.substr(0, nl), rest = nl == std::string::npos ? "" : m.title.substr(nl + 1);
+  std::string title = gp_quote(head);
+  if (!rest.empty()) {
+    std::string w = gp_wrapped(rest, size_t(std::max(30.0, W / 8.5)));
+    title = title.substr(0, title.size() - 1) + "\\n" + w.substr(1);
+  }
+  int title_lines = 1;
+  for (size_t i = 0; i + 1 < title.size(); ++i) title_lines += title.compare(i, 2, "\\n") == 0;
+  const double top = 24 + 17 * title_lines + 18, left = 58 + (ytok ? 38 : 0), right = categorical ? 60 + 7.5 * double(longest) : 112;
+  const double bottom = 50 + (xtok ? 38 : 0) + (m.footnote.empty() ? 0 : 18);
+  const double hgap = 14, vgap = 32;
+  double pw = (W - left - right - hgap * double(C - 1)) / double(C);
+  double ph = (H - top - bottom - vgap * double(R - 1)) / double(R);
+  double side_w = std::min(pw, ph * double(cols) / double(rows)), side_h = side_w * double(rows) / double(cols);
+  double x_off = left + (W - left - right - (side_w * double(C) + hgap * double(C - 1))) / 2;
+  if (side_w < 40) fail("draw_heatmap: " + std::to_string(width) + "x" + std::to_string(height) + " is too small for " + std::to_string(P) + " panels");
+
+  std::ostringstream data, body;
+  for (size_t k = 0; k < P; ++k) {
+    data << "$p" << k << " << EOD\n";
+    const HeatPanel& p = m.panels[k];
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) data << (j ? " " : "") << num(p.v[size_t(i * cols + j)]);
+      data << "\n";
+    }
+    data << "EOD\n";
+  }
+  auto tic_list = [](const std::vector<std::string>& labels) {
+    std::string t;
+    for (size_t i = 0; i < labels.size(); ++i)
+      if (!labels[i].empty()) t += (t.empty() ? "" : ", ") + gp_quote(labels[i]) + " " + std::to_string(i);
+    return "(" + t + ")";
+  };
+  body << "set multiplot title " << title << " font ',12'\n"
+       << "unset key\nset tics out nomirror scale 0.5\nset border lw 0.8\n"
+       << "set xrange [-0.5:" << cols - 0.5 << "]\nset yrange [" << rows - 0.5 << ":-0.5]\n";
+  if (categorical) {
+    size_t K = m.categories.size();
+    body << "set palette maxcolors " << K + 1 << " defined (0 'white', 1 'white'";
+    for (size_t k = 1; k <= K; ++k) body << ", " << k << " '" << category_colour(k) << "', " << k + 1 << " '" << category_colour(k) << "'";
+    body << ")\nset cbrange [0:" << K + 1 << "]\nunset colorbox\n";
+  } else if (diverging) {
+    double a = std::max(std::fabs(double(vmin)), std::fabs(double(vmax)));
+    body << "set palette defined (-1 '#2166ac', -0.5 '#92c5de', 0 'white', 0.5 '#f4a582', 1 '#b2182b')\n"
+         << "set cbrange [" << num(-a) << ":" << num(a) << "]\n";
+  } else {
+    body << "set palette defined (0 'white', 0.15 '#fde725', 0.4 '#5ec962', 0.6 '#21918c', 0.8 '#3b528b', 1 '#440154')\n";
+    double top_v = std::max(1e-12, double(vmax));
+    if (m.sqrt_scale) {
+      body << "set cbrange [0:" << num(std::sqrt(top_v)) << "]\nset cbtics (";
+      bool first = true;
+      for (double t : {0.0, 0.01, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0})
+        if (t <= top_v * 1.0001) body << (first ? "" : ", ") << "'" << num(t) << "' " << num(std::sqrt(t)), first = false;
+      body << ")\n";
+    } else {
+      body << "set cbrange [0:" << num(top_v) << "]\n";
+    }
+  }
+  if (!categorical) {
+    double y0 = bottom, y1 = H - top;
+    body << "set colorbox user origin screen " << num((W - right + 18) / W) << ", screen " << num(y0 / H)
+         << " size screen " << num(16 / W) << ", screen " << num((y1 - y0) / H) << "\n"
+         << "set cblabel " << gp_quote(m.cblabel) << "\n";
+  }
+  if (!m.footnote.empty()) body << "set label 1 " << gp_quote(m.footnote) << " at screen 0.01, screen " << num(6 / H) << " left font ',9'\n";
+  const bool cell_lines = categorical && cols <= 96 && side_w / double(cols) >= 4;
+  if (cell_lines)  // thin lines between cells keep single entries of a pattern visible
+    body << "set x2tics -0.5,1," << cols << " format '' scale 0\nset y2tics -0.5,1," << rows << " format '' scale 0\n"
+         << "set link x2\nset link y2\nset grid x2tics y2tics front lw 0.4 lc rgb '#d8d8d8'\n";
+  std::string expr = categorical ? "($3+0.5)" : (m.sqrt_scale && !diverging) ? "(sqrt($3))" : "3";
+  for (size_t k = 0; k < P; ++k) {
+    size_t r = k / C, c = k % C;
+    double x0 = x_off + double(c) * (side_w + hgap), y1 = H - top - double(r) * (side_h + vgap);
+    body << "set lmargin at screen " << num(x0 / W) << "\nset rmargin at screen " << num((x0 + side_w) / W) << "\n"
+         << "set tmargin at screen " << num(y1 / H) << "\nset bmargin at screen " << num((y1 - side_h) / H) << "\n"
+         << "set title " << gp_quote(m.panels[k].title) << " offset 0,-0.6\n";
+    bool last_row = r == R - 1 || k + C >= P, first_col = c == 0;
+    if (last_row) {
+      body << "set xlabel " << gp_quote(m.xlabel) << "\n";
+      if (xtok) body << "set xtics " << tic_list(m.xtics) << " rotate by 90 right font ',7'\n";
+      else body << "set xtics autofreq format '%g'\n";
+    } else {
+      body << "unset xlabel\nset xtics autofreq format ''\n";
+    }
+    if (first_col) {
+      body << "set ylabel " << gp_quote(m.ylabel) << "\n";
+      if (ytok) body << "set ytics " << tic_list(m.ytics) << " font ',7'\n";
+      else body << "set ytics autofreq format '%g'\n";
+    } else {
+      body << "unset ylabel\nset ytics autofreq format ''\n";
+    }
+    body << "plot $p" << k << " matrix using 1:2:" << expr << " with image pixels notitle";
+    if (categorical && k == 0) {
+      body << ", keyentry with boxes fs empty lc rgb '#999999' title 'not computed'";
+      for (size_t q = 0; q < m.categories.size(); ++q)
+        body << ", keyentry with boxes fs solid 1.0 lc rgb '" << category_colour(q + 1) << "' title " << gp_quote(m.categories[q]);
+    }
+    body << "\n";
+    if (k == 0) {
+      body << "unset label 1\n";
+      if (!categorical) body << "unset colorbox\n";
+    }
+    if (categorical && k == 0) body << "unset key\n";
+  }
+  body << "unset multiplot";
+  if (categorical) {  // the key sits right of the grid, one entry a line
+    std::string key = "set key at screen " + num((W - right + 12) / W) + ", screen " + num((H - top) / H) +
+                      " left top vertical Left reverse samplen 1.2 spacing 1.2 font ',10'\n";
+    std::string b = body.str();
+    b.insert(b.find("plot $p0"), key);
+    body.str(b);
+  }
+  draw_with_gnuplot(dir, name, data.str(), body.str(), width, height);
+}
+
 // Families keep one colour in every chart.
 static std::string family_colour(const std::string& family) {
   if (family == "dense") return "1f77b4";

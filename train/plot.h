@@ -56,6 +56,31 @@ std::string gp_quote(const std::string& s);
 void draw_with_gnuplot(const std::string& dir, const std::string& name, const std::string& datablocks,
                        const std::string& body, int width, int height);
 
+// A grid of N x M heat maps (attnmap: layers x heads; pattern: one panel), drawn
+// as gnuplot images: row 0 at the top (query rows, key columns), a title, axis
+// labels, tick labels from `xtics`/`ytics` when given, and either a key naming
+// each category's colour or a colour scale for the values.
+struct HeatPanel {
+  std::string title;
+  int64_t rows = 0, cols = 0;
+  std::vector<float> v;  // [rows, cols] row-major
+};
+struct HeatMap {
+  std::string title, xlabel, ylabel;
+  std::vector<HeatPanel> panels;
+  int grid_cols = 1;                       // panels per row of the grid
+  std::vector<std::string> xtics, ytics;   // one label per column / row, or empty: positions
+  // Categorical: v holds 0 (nothing, white) or k in 1..K, drawn in colour k with
+  // the key entry categories[k-1].  Empty: continuous values with a colour scale.
+  std::vector<std::string> categories;
+  std::string cblabel;                     // continuous: the scale's label
+  bool sqrt_scale = false;                 // continuous, non-negative: colour by sqrt(v) (small weights stay visible)
+  std::string footnote;                    // one line under the picture
+};
+// The colour of category k (1-based) in every pattern picture.
+std::string category_colour(size_t k);
+void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& name, int width, int height);
+
 // Training and validation curves of one run directory (its metrics.jsonl):
 // loss and accuracy against step, as DIR/curves.{svg,png,gp} (or out_dir/).
 void draw_run_curves(const std::string& run_dir, const std::string& out_dir = "");

@@ -93,6 +93,8 @@ struct TaskInfo {
   // The default --steps (2000 unless the task's examples are long).
   std::function<int64_t(const TaskContext&)> default_steps;
   TaskLra lra;
+  // What a token id reads as, for pictures (optional; none for pixels).
+  std::function<std::string(int32_t id)> token_name;
   // `attnzoo data NAME ...` (optional): generates or prepares the task's data.
   std::string data_name, data_help;
   std::function<int(const std::vector<std::string>& args)> data_command;

@@ -64,6 +64,7 @@ TaskInfo info() {
   i.summary = "LRA's ListOps: the value (0-9) of a nested MIN/MAX/MED/SM expression";
   i.options = {text_option("preset", "", {"", "lra"}, "lra: LRA's sizes (500-2000 tokens, depth 10, arity 10, 96K/2K/2K)")};
   i.load = load;
+  i.token_name = listops_token_name;
   i.data_name = "listops";
   i.data_help = "attnzoo data listops --out DIR [--preset lra] [--seed S]   ListOps TSV files (train/val/test.tsv)\n";
   i.data_command = data_command;

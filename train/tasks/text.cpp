@@ -70,6 +70,14 @@ TaskInfo info() {
   i.name = "text";
   i.summary = "byte-level documents (default: Spam Assassin ham or spam, via npm), cut to --seq-len bytes";
   i.load = load;
+  i.token_name = [](int32_t id) {
+    int c = id - 1;  // bytes are value + 1
+    if (c == ' ') return std::string("' '");
+    if (c > 32 && c < 127) return std::string(1, char(c));
+    char b[8];
+    std::snprintf(b, sizeof b, "\\x%02x", c & 0xff);
+    return std::string(b);
+  };
   i.data_name = "text";
   i.data_help = "attnzoo data text --out DIR [--seed S] [--cache DIR]      Spam Assassin bodies, split, class folders\n";
   i.data_command = data_command;

@@ -1,0 +1,58 @@
+# local-bench.svg and local-bench.png, written by attnzoo; rerun with `gnuplot local-bench.gp` in this folder.
+$s0 << EOD
+1024 17.6708 69.8
+4096 6.9133 239.3
+8192 3.4203 465.4
+EOD
+$s1 << EOD
+1024 8.5505 259.7
+4096 0.8044 3302.4
+8192 0.2169 12735.5
+EOD
+$s2 << EOD
+1024 38.9352 43.1
+2048 19.3339 76.8
+4096 9.2707 143.5
+EOD
+$s3 << EOD
+1024 8.4469 227.7
+2048 2.2764 830.4
+4096 0.5963 3186.4
+EOD
+
+set terminal svg size 640,360 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
+set output 'local-bench.svg'
+set multiplot layout 1,2 title "local: one training step against sequence length N"
+set logscale xy 2
+set xtics ("1K" 1024, "2K" 2048, "4K" 4096, "8K" 8192)
+set xrange [800:10000]
+set logscale y 10
+set grid
+set xlabel 'sequence length N'
+set bmargin 7
+set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 Left reverse samplen 2 font ',9'
+set ylabel 'steps per second'
+plot $s0 using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title "local (bench/variants.sh)", $s1 using 1:2 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' title "full (bench/variants.sh)", $s2 using 1:2 with linespoints lw 2 pt 5 lc rgb '#ff9896' title "local (lra mini bench)", $s3 using 1:2 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' title "full (lra mini bench)"
+set ylabel 'peak memory (MB)'
+unset key
+plot $s0 using 1:3 with linespoints lw 2 pt 7 lc rgb '#d62728' notitle, $s1 using 1:3 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' notitle, $s2 using 1:3 with linespoints lw 2 pt 5 lc rgb '#ff9896' notitle, $s3 using 1:3 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' notitle
+unset multiplot
+unset output
+set terminal pngcairo size 640,360 noenhanced font 'Helvetica,11' background rgb 'white'
+set output 'local-bench.png'
+set multiplot layout 1,2 title "local: one training step against sequence length N"
+set logscale xy 2
+set xtics ("1K" 1024, "2K" 2048, "4K" 4096, "8K" 8192)
+set xrange [800:10000]
+set logscale y 10
+set grid
+set xlabel 'sequence length N'
+set bmargin 7
+set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 Left reverse samplen 2 font ',9'
+set ylabel 'steps per second'
+plot $s0 using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title "local (bench/variants.sh)", $s1 using 1:2 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' title "full (bench/variants.sh)", $s2 using 1:2 with linespoints lw 2 pt 5 lc rgb '#ff9896' title "local (lra mini bench)", $s3 using 1:2 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' title "full (lra mini bench)"
+set ylabel 'peak memory (MB)'
+unset key
+plot $s0 using 1:3 with linespoints lw 2 pt 7 lc rgb '#d62728' notitle, $s1 using 1:3 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' notitle, $s2 using 1:3 with linespoints lw 2 pt 5 lc rgb '#ff9896' notitle, $s3 using 1:3 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' notitle
+unset multiplot
+unset output
