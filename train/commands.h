@@ -13,5 +13,9 @@ int cmd_attnmap(const std::vector<std::string>& args);
 int cmd_lra(const std::vector<std::string>& args);
 // attnzoo plot --run DIR: a run's training and validation curves (train/plot.h).
 int cmd_plot(const std::vector<std::string>& args);
+// attnzoo export --ckpt CKPT --out F.safetensors: parameters, buffers and configuration (train/export.cpp).
+int cmd_export(const std::vector<std::string>& args);
+// attnzoo import --in F.safetensors --out CKPT: the checkpoint back from an exported file.
+int cmd_import(const std::vector<std::string>& args);
 
 }  // namespace az
