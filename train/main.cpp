@@ -308,6 +308,8 @@ int main(int argc, char** argv) {
     if (cmd == "attnmap") return cmd_attnmap(args);
     if (cmd == "lra") return cmd_lra(args);
     if (cmd == "plot") return cmd_plot(args);
+    if (cmd == "export") return cmd_export(args);
+    if (cmd == "import") return cmd_import(args);
     std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, lra, plot, models)\n", cmd.c_str());
     return 2;
   } catch (const std::exception& e) {
