@@ -123,7 +123,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -O1 -g -std=c++17 -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -Wno-unknown-pragmas -MMD -MP
 FUZZ_LIB_SRC := autograd/tensor.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
-                autograd/ops_shape.cpp nn/module.cpp $(wildcard data/*.cpp) train/checkpoint.cpp train/config.cpp \
+                autograd/ops_shape.cpp nn/module.cpp $(wildcard data/*.cpp) train/checkpoint.cpp train/config.cpp train/safetensors.cpp \
                 tests/fuzz/stb_impl.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(FUZZ_BUILD)/%.o)
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.cpp,%,$(wildcard tests/fuzz/fuzz_*.cpp))
