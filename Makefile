@@ -151,3 +151,19 @@ fuzz: $(FUZZ_BINS)
 .SECONDARY: $(TEST_BIN:%=%.o) $(BUILD)/tests/doctest_main.o $(FUZZ_NAMES:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o)
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:$(FUZZ_BUILD)/fuzz_%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.d)
+
+# ---- golden tests against PyTorch (tests/test_golden.cpp) -------------------------------------
+# make golden regenerates tests/golden/CASE.safetensors: make_inputs writes each
+# case's weights and batch, the PyTorch twin (tests/golden/twin.py, float64)
+# adds logits, loss and every gradient.  Needs PyTorch (Debian: apt-get install
+# python3-torch python3-numpy), which CI does not: the files are committed.
+GOLDEN_PY ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+.PHONY: golden
+$(BUILD)/golden_inputs: $(BUILD)/tests/golden/make_inputs.o $(LIB)
+	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
+golden: $(BUILD)/golden_inputs
+	@$(GOLDEN_PY) -c "import torch, numpy" 2>/dev/null || { echo "make golden needs PyTorch and NumPy for $(GOLDEN_PY):" \
+	  "apt-get install python3-torch python3-numpy (Debian), or GOLDEN_PY=/path/to/python"; exit 1; }
+	@rm -rf $(BUILD)/golden_in && mkdir -p $(BUILD)/golden_in
+	$(BUILD)/golden_inputs $(BUILD)/golden_in
+	$(GOLDEN_PY) tests/golden/twin.py $(BUILD)/golden_in tests/golden
