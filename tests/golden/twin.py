@@ -291,8 +291,148 @@ def fnet(ctx, x, pad, p):
     return out
 
 
+def band_attention(ctx, x, pad, p, allow_of_head):
+    """Softmax attention restricted to a pattern: allow_of_head(h) is [N,N] bool (True = computed)."""
+    q, k, v = qkv(ctx, x, p)
+    N = x.shape[1]
+    pattern = torch.stack([allow_of_head(h) for h in range(ctx.H)])[None]  # [1,H,N,N]
+    s = q @ k.transpose(-1, -2) / math.sqrt(ctx.d)
+    return out_proj(ctx, masked_softmax_attention(s, allowed(ctx, pad) & pattern, v), p)
+
+
+def offsets(N):
+    i, j = torch.arange(N)[:, None], torch.arange(N)[None, :]
+    return j - i
+
+
+def strided(ctx, x, pad, p):
+    """Child et al. 2019 (Sparse Transformer), the strided pattern: keys j = i + k s, here with
+    |k| <= w (causal: k <= 0, from the causal mask)."""
+    N, w, st = x.shape[1], int(ctx.knob("window")), int(ctx.knob("stride"))
+    o = offsets(N)
+    return band_attention(ctx, x, pad, p, lambda h: (o % st == 0) & (o.abs() <= w * st))
+
+
+def global_pattern(N, g):
+    i, j = torch.arange(N)[:, None], torch.arange(N)[None, :]
+    return (i < g) | (j < g)
+
+
+def global_attn(ctx, x, pad, p):
+    """Global tokens alone (ETC, Ainslie et al. 2020; BigBird's ITC globals): the g global tokens
+    attend to all tokens and all tokens attend to them; nothing else.  --learned 1: g learned
+    tokens are prepended (ETC's extra tokens) and their outputs dropped."""
+    g = int(ctx.knob("globals"))
+    if ctx.knob("learned") == 0:
+        return band_attention(ctx, x, pad, p, lambda h: global_pattern(x.shape[1], g))
+    B, N, D = x.shape
+    t = ctx.W[p + "tokens"][None].expand(B, g, D)
+    xe, pe = torch.cat([t, x], 1), torch.cat([torch.zeros(B, g), pad], 1)
+    return band_attention(ctx, xe, pe, p, lambda h: global_pattern(N + g, g))[:, g:]
+
+
+def longformer(ctx, x, pad, p):
+    """Beltagy et al. 2020, section 3.1: sliding window |i - j| <= w on some heads, dilated window
+    j = i + k s, |k| <= w on the others (here the last --dilated-heads heads), and the first g
+    positions global (symmetric: they see all, all see them)."""
+    N, w, st, g = x.shape[1], int(ctx.knob("window")), int(ctx.knob("dilation")), int(ctx.knob("globals"))
+    dil = int(ctx.knob("dilated_heads"))
+    dil = ctx.H // 2 if dil < 0 else dil
+    o = offsets(N)
+    local_band, dilated_band = o.abs() <= w, (o % st == 0) & (o.abs() <= w * st)
+    glob = global_pattern(N, g)
+    return band_attention(ctx, x, pad, p, lambda h: (dilated_band if h >= ctx.H - dil else local_band) | glob)
+
+
+def splitmix64(z):  # Steele et al. 2014's finaliser (attnzoo's hash64)
+    M = (1 << 64) - 1
+    z = (z + 0x9E3779B97F4A7C15) & M
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+    return z ^ (z >> 31)
+
+
+def bigbird(ctx, x, pad, p):
+    """Zaheer et al. 2020, section 2 and appendix D (ITC): blocks of b; the first and last query
+    blocks are global (see every key); every other query block i sees key blocks i-1, i, i+1, the
+    first and last, and r random blocks from the rest.  The random blocks are what the
+    random_seed buffer [H, M] encodes: block i of head h takes the r blocks j (not window, not
+    global) with the smallest splitmix64(seed[h, i] << 32 | j)."""
+    N, b, r = x.shape[1], int(ctx.knob("block")), int(ctx.knob("random_blocks"))
+    nb = (N + b - 1) // b
+    seeds = ctx.W[p + "random_seed"]
+
+    def head(h):
+        blocks = torch.zeros(nb, nb, dtype=torch.bool)
+        for i in range(nb):
+            if i in (0, nb - 1):
+                blocks[i] = True
+                continue
+            fixed = {i - 1, i, i + 1, 0, nb - 1}
+            cand = sorted((splitmix64(int(seeds[h, i]) << 32 | j), j) for j in range(nb) if j not in fixed)
+            for j in fixed | {j for _, j in cand[:r]}:
+                blocks[i, j] = True
+        pos = torch.arange(N) // b
+        return blocks[pos][:, pos]
+
+    return band_attention(ctx, x, pad, p, head)
+
+
+def compressed(ctx, x, pad, p):
+    """Liu et al. 2018, section 4.2.2 (memory-compressed attention): keys and values are reduced by
+    a strided convolution, kernel = stride = c, over the sequence; queries attend to the M = ceil(N/c)
+    compressed slots.  Padding and the ragged tail are zeros; a slot of padding only is excluded.
+    attnzoo stores the convolution as a Linear [c*D, D] over a block's c rows, row-major."""
+    B, N, D = x.shape
+    c = int(ctx.knob("compress"))
+    M = (N + c - 1) // c
+    keep = (pad == 0).double()
+
+    def conv(t, name):
+        t = torch.cat([t * keep[..., None], torch.zeros(B, M * c - N, D)], 1)  # [B, M c, D]
+        Wl = ctx.W[p + name + ".weight"]  # [(tap, channel), out]
+        Wc = Wl.reshape(c, D, -1).permute(2, 1, 0)  # Conv1d weight [out, channel, tap]
+        return F.conv1d(t.transpose(1, 2), Wc, ctx.W[p + name + ".bias"], stride=c).transpose(1, 2)
+
+    q = heads(ctx, linear(ctx, x, p + "proj.q"))
+    k = heads(ctx, conv(linear(ctx, x, p + "proj.k"), "conv_k"))
+    v = heads(ctx, conv(linear(ctx, x, p + "proj.v"), "conv_v"))
+    slot_real = torch.cat([keep, torch.zeros(B, M * c - N)], 1).reshape(B, M, c).sum(-1) > 0
+    s = q @ k.transpose(-1, -2) / math.sqrt(ctx.d)
+    return out_proj(ctx, masked_softmax_attention(s, slot_real[:, None, None, :].expand(s.shape), v), p)
+
+
+def efficient(ctx, x, pad, p):
+    """Shen et al. 2021, eq. 4: E(Q, K, V) = rho_q(Q) (rho_k(K)^T V), rho_q a softmax over each
+    query's features, rho_k a softmax over positions for each key feature (padding excluded)."""
+    q, k, v = qkv(ctx, x, p)
+    rq = torch.softmax(q, -1)
+    rk = torch.softmax(k.masked_fill((pad != 0)[:, None, :, None], -math.inf), -2)
+    return out_proj(ctx, rq @ (rk.transpose(-1, -2) @ v), p)
+
+
+def rfa(ctx, x, pad, p):
+    """Peng et al. 2021, eq. 2-5: q, k normalised to unit length, phi(x) = m^-1/2 [sin(W x), cos(W x)]
+    with W = random [m, d] (the features buffer) times the learned per-dimension sigma [H, d];
+    out = phi(q) sum_j phi(k_j) v_j / phi(q) sum_j phi(k_j), the normaliser clamped below at 1
+    (attnzoo's choice for the RFA code's clamp: sin/cos estimates may go negative)."""
+    q, k, v = qkv(ctx, x, p)
+    Wf, sigma = ctx.W[p + "features"], ctx.W[p + "sigma"]  # [m,d], [H,d]
+    m = Wf.shape[0]
+
+    def phi(t):
+        t = t / t.norm(dim=-1, keepdim=True)
+        u = (t * sigma[None, :, None, :]) @ Wf.T
+        return torch.cat([torch.sin(u), torch.cos(u)], -1) / math.sqrt(m)
+
+    a = (phi(q) @ phi(k).transpose(-1, -2)) * allowed(ctx, pad)
+    return out_proj(ctx, (a @ v) / a.sum(-1, keepdim=True).clamp(min=1.0), p)
+
+
 MIXERS = {"full": full, "flash": full, "local": local, "linear": linear_attn, "performer": performer,
-          "linformer": linformer, "synthesizer": synthesizer, "mixer": mixer, "gmlp": gmlp, "fnet": fnet}
+          "linformer": linformer, "synthesizer": synthesizer, "mixer": mixer, "gmlp": gmlp, "fnet": fnet,
+          "strided": strided, "global": global_attn, "longformer": longformer, "bigbird": bigbird,
+          "compressed": compressed, "efficient": efficient, "rfa": rfa}
 
 
 # ---- the golden files -------------------------------------------------------------------------
