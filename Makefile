@@ -137,6 +137,11 @@ $(FUZZ_BUILD)/%.o: %.cpp | $(DEPS_OK)
 # tests/fuzz/regressions/image): undefined on paper, harmless in fact, and not
 # ours to change (the program links Debian's libstb); every other check stays on.
 $(FUZZ_BUILD)/tests/fuzz/stb_impl.o: FUZZ_CFLAGS += -fno-sanitize=nonnull-attribute,shift-exponent
+# rapidjson 1.1.0 (Debian's) computes nullptr + n in internal::Stack::Reserve before its
+# first allocation (Tencent/rapidjson issue 1724, fixed upstream after the release): a
+# pointer compare, no memory touched.  Excluded for the one file that includes it.
+$(FUZZ_BUILD)/train/safetensors.o: FUZZ_CFLAGS += -fno-sanitize=pointer-overflow
+$(BUILD)/train/safetensors.o: CXXFLAGS += -fno-sanitize=pointer-overflow
 $(FUZZ_BUILD)/libfuzzlib.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
 	$(AR) $(ARFLAGS) $@ $^

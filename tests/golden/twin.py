@@ -429,10 +429,83 @@ def rfa(ctx, x, pad, p):
     return out_proj(ctx, (a @ v) / a.sum(-1, keepdim=True).clamp(min=1.0), p)
 
 
+def reformer(ctx, x, pad, p):
+    """Kitaev et al. 2020, section 2 (LSH attention): shared QK, keys k_j = q_j / |q_j|; angular LSH
+    h(x) = argmax([x R; -x R]) with R [d, b/2] per round (the rotations buffer [d, hashes * b/2],
+    round r in columns r b/2 ..); tokens sorted by (bucket, position) and cut into chunks of c, each
+    attending to its own chunk and the previous one (wrapping); a token attends to itself only when
+    nothing else is there (score -5e4, lucidrains' TOKEN_SELF_ATTN_VALUE).  Rounds are combined as
+    one softmax over all rounds' entries, a key found in r rounds counted r times (the paper's
+    eq. for multi-round LSH without its duplicate correction, as lucidrains' default).  Padding
+    is no key, and hashed after every real bucket so that it sorts to the end."""
+    q = heads(ctx, linear(ctx, x, p + "proj.q"))
+    v = heads(ctx, linear(ctx, x, p + "proj.v"))
+    B, H, N, d = q.shape
+    c = min(int(ctx.knob("bucket_size")), N)
+    R = int(ctx.knob("hashes"))
+    assert N % c == 0 and ctx.knob("buckets") > 0, "twin: N must be a multiple of the chunk, --buckets given"
+    nb = int(ctx.knob("buckets"))
+    rot = ctx.W[p + "rotations"]
+    mhalf = rot.shape[1] // R
+    k = q / q.norm(dim=-1, keepdim=True)
+    s = q @ k.transpose(-1, -2) / math.sqrt(d)
+    s = s.masked_fill(torch.eye(N, dtype=torch.bool), -5e4)
+    count = torch.zeros(B, H, N, N)  # how many rounds put key j among query i's candidates
+    C = N // c
+    for b in range(B):
+        for h in range(H):
+            for r in range(R):
+                xr = q[b, h].detach() @ rot[:, r * mhalf:r * mhalf + nb // 2]
+                bucket = torch.cat([xr, -xr], -1).argmax(-1)
+                bucket = torch.where(pad[b] != 0, torch.full_like(bucket, nb), bucket)
+                order = sorted(range(N), key=lambda n: (int(bucket[n]), n))
+                chunks = [order[i * c:(i + 1) * c] for i in range(C)]
+                for i in range(C):
+                    keys = chunks[i] + (chunks[(i - 1) % C] if C > 1 else [])
+                    for qi in chunks[i]:
+                        for kj in keys:
+                            count[b, h, qi, kj] += 1
+    count = count * (pad == 0)[:, None, None, :]
+    # A row whose only candidates are padding (a padded query): anything finite.
+    count = count + (count.sum(-1, keepdim=True) == 0).double()
+    w = count * torch.exp(s - s.max(-1, keepdim=True).values)
+    return out_proj(ctx, (w @ v) / w.sum(-1, keepdim=True), p)
+
+
+def routing(ctx, x, pad, p):
+    """Roy et al. 2021, section 4 (Routing Transformer) with balanced clusters (their top-k variant,
+    lucidrains' KmeansAttention): cluster c (centroids buffer [H, C, d], unit vectors) takes the w
+    queries and the w keys of highest cosine similarity to its centroid (padding last, ties by
+    position); its queries attend to its keys by softmax(q k^T / sqrt(d)); a query's output is the
+    mean over the clusters that took it, 0 if none did.  Centroids are fixed here (eval)."""
+    q, k, v = qkv(ctx, x, p)
+    B, H, N, d = q.shape
+    mu = ctx.W[p + "centroids"]
+    C = mu.shape[1]
+    w = min(N, int(ctx.knob("window")) or (N + C - 1) // C)
+    out = torch.zeros_like(q)
+    for b in range(B):
+        for h in range(H):
+            def top(t):
+                sim = (t[b, h] / t[b, h].norm(dim=-1, keepdim=True)) @ mu[h].T  # [N, C]
+                sim = sim.masked_fill((pad[b] != 0)[:, None], -math.inf)
+                return [sorted(range(N), key=lambda n: (-float(sim[n, ci]), n))[:w] for ci in range(C)]
+            qs, ks = top(q.detach()), top(k.detach())
+            acc, cnt = torch.zeros(N, d), torch.zeros(N, 1)
+            for ci in range(C):
+                qi, kj = torch.tensor(qs[ci]), torch.tensor(ks[ci])
+                sc = q[b, h, qi] @ k[b, h, kj].T / math.sqrt(d)
+                sc = sc.masked_fill((pad[b, kj] != 0)[None, :], -math.inf)
+                acc = acc.index_add(0, qi, torch.softmax(sc, -1) @ v[b, h, kj])
+                cnt = cnt.index_add(0, qi, torch.ones(len(qi), 1))
+            out[b, h] = acc / cnt.clamp(min=1)
+    return out_proj(ctx, out, p)
+
+
 MIXERS = {"full": full, "flash": full, "local": local, "linear": linear_attn, "performer": performer,
           "linformer": linformer, "synthesizer": synthesizer, "mixer": mixer, "gmlp": gmlp, "fnet": fnet,
           "strided": strided, "global": global_attn, "longformer": longformer, "bigbird": bigbird,
-          "compressed": compressed, "efficient": efficient, "rfa": rfa}
+          "compressed": compressed, "efficient": efficient, "rfa": rfa, "reformer": reformer, "routing": routing}
 
 
 # ---- the golden files -------------------------------------------------------------------------
