@@ -287,9 +287,11 @@ GoldenResult run_golden(const fs::path& path) {
   r.logits = rel_err(logits.to_vector(), g.find("out.logits")->data);
   r.loss = rel_err(loss.to_vector(), g.find("out.loss")->data);
   // A gradient that is zero in exact arithmetic (the key bias under softmax's
-  // shift invariance, a bias added to every channel before a LayerNorm: the
-  // float64 twin gives < 1e-12) is held to 1e-4 of the model's largest
-  // gradient entry instead: its float32 value is rounding noise.
+  // shift invariance, a bias added to every channel before a LayerNorm, the
+  // sort net's output bias, a per-column constant that Sinkhorn's column
+  // normalisation cancels: the float64 twin gives < 1e-6 of the model's largest
+  // gradient entry) is held to 1e-4 of that entry instead: its float32 value is
+  // rounding noise, and a relative comparison would compare noise with noise.
   double scale = 0;
   for (auto& p : model.named_parameters())
     for (float v : g.find("grad." + p.name) ? g.find("grad." + p.name)->data : std::vector<float>{})
@@ -302,7 +304,7 @@ GoldenResult run_golden(const fs::path& path) {
     double e = rel_err(ours, ref->data), top = 0, ours_top = 0;
     for (size_t i = 0; i < ours.size(); ++i)
       top = std::max(top, std::fabs(double(ref->data[i]))), ours_top = std::max(ours_top, std::fabs(double(ours[i])));
-    if (top < 1e-12 && std::isfinite(e)) e = ours_top / std::max(scale, 1e-30);
+    if (top < 1e-6 * scale && std::isfinite(e)) e = ours_top / std::max(scale, 1e-30);
     if (e >= r.grad) r.grad = e, r.worst_grad = p.name;
   }
   return r;
@@ -330,7 +332,7 @@ TEST_CASE("golden: every model's logits, loss and gradients match the PyTorch tw
     CHECK(r.grad <= t.grad);
   }
   // Every registered model has a golden row, or is named here as not yet checked.
-  const std::set<std::string> pending = {"sinkhorn"};
+  const std::set<std::string> pending = {};
   for (auto& m : attention_names()) {
     CAPTURE(m);
     CHECK((covered.count(m) == 1) != (pending.count(m) == 1));

@@ -502,10 +502,54 @@ def routing(ctx, x, pad, p):
     return out_proj(ctx, out, p)
 
 
+def sinkhorn(ctx, x, pad, p):
+    """Tay et al. 2020 (Sparse Sinkhorn Attention), sections 3.1-3.3: blocks of b; a sorting network
+    gives block-pair log-scores R (attnzoo's bilinear form: SortNet(mean of block i's queries) .
+    mean of block j's keys / sqrt(d), the block means over real tokens); Sinkhorn normalisation
+    in log space (eq. 7, rows then columns, --sinkhorn-iters times) of R / tau (no Gumbel noise in
+    evaluation) over the blocks holding a real token gives P; query block i attends to the sorted
+    block sum_j P_ij (K_j, V_j) (padding zeroed) and to its own block (eq. 9: local + sorted).  A
+    sorted slot is padding when less than half of its P-mass comes from real tokens."""
+    assert ctx.knob("sortcut") == 0
+    q, k, v = qkv(ctx, x, p)
+    B, H, N, d = q.shape
+    b = min(int(ctx.knob("block")), N)
+    assert N % b == 0, "twin: N must be a multiple of the block"
+    nb, iters, tau = N // b, int(ctx.knob("sinkhorn_iters")), ctx.knob("temperature")
+    valid = (pad == 0).double()  # [B,N]
+    vb = valid.reshape(B, 1, nb, b, 1)
+
+    def block_mean(t):
+        return (t.reshape(B, H, nb, b, d) * vb).sum(3) / vb.sum(3).clamp(min=1)
+
+    sq = linear(ctx, torch.relu(linear(ctx, block_mean(q), p + "sort.fc1")), p + "sort.fc2")
+    r = sq @ block_mean(k).transpose(-1, -2) / math.sqrt(d) / tau  # [B,H,nb,nb]
+    P = torch.zeros_like(r)
+    for bi in range(B):
+        ne = [i for i in range(nb) if vb[bi, 0, i].sum() > 0]  # blocks with a real token
+        lr = r[bi][:, ne][:, :, ne]
+        for _ in range(iters):
+            lr = lr - torch.logsumexp(lr, -1, keepdim=True)
+            lr = lr - torch.logsumexp(lr, -2, keepdim=True)
+        idx = torch.tensor(ne)
+        P[bi, :, idx[:, None], idx[None, :]] = torch.exp(lr)
+    kz = (k * valid[:, None, :, None]).reshape(B, H, nb, b * d)
+    vz = (v * valid[:, None, :, None]).reshape(B, H, nb, b * d)
+    ks, vs = (P @ kz).reshape(B, H, nb, b, d), (P @ vz).reshape(B, H, nb, b, d)
+    slot_real = (P @ valid.reshape(B, 1, nb, b)) >= 0.5  # [B,H,nb(sorted block),b]
+    qb, kb, vb_ = (t.reshape(B, H, nb, b, d) for t in (q, k, v))
+    keys, vals = torch.cat([ks, kb], 3), torch.cat([vs, vb_], 3)  # [B,H,nb,2b,d]
+    allow = torch.cat([slot_real, (valid.reshape(B, 1, nb, b) > 0).expand(B, H, nb, b)], -1)  # [B,H,nb,2b]
+    sc = qb @ keys.transpose(-1, -2) / math.sqrt(d)  # [B,H,nb,b,2b]
+    o = masked_softmax_attention(sc, allow[:, :, :, None, :].expand(sc.shape), vals)
+    return out_proj(ctx, o.reshape(B, H, N, d), p)
+
+
 MIXERS = {"full": full, "flash": full, "local": local, "linear": linear_attn, "performer": performer,
           "linformer": linformer, "synthesizer": synthesizer, "mixer": mixer, "gmlp": gmlp, "fnet": fnet,
           "strided": strided, "global": global_attn, "longformer": longformer, "bigbird": bigbird,
-          "compressed": compressed, "efficient": efficient, "rfa": rfa, "reformer": reformer, "routing": routing}
+          "compressed": compressed, "efficient": efficient, "rfa": rfa, "reformer": reformer, "routing": routing,
+          "sinkhorn": sinkhorn}
 
 
 # ---- the golden files -------------------------------------------------------------------------
