@@ -30,7 +30,10 @@ const char* kFormat = "attnzoo";
 std::map<std::string, std::string> metadata_of(const ModelConfig& mc, const TrainConfig& tc, const Module& m) {
   std::map<std::string, std::string> meta;
   meta["format"] = kFormat;
-  for (auto& [k, v] : mc.to_map()) meta["model." + k] = v;
+  // Every knob, defaults included, so that another framework needs no registry.
+  ModelConfig full = mc;
+  for (auto& k : attention_info(mc.model).knobs) full.knobs.emplace(k.name, k.def);
+  for (auto& [k, v] : full.to_map()) meta["model." + k] = v;
   for (auto& [k, v] : tc.to_map()) meta["train." + k] = v;
   std::string buffers;
   for (auto& b : m.named_buffers()) buffers += (buffers.empty() ? "" : ",") + b.name;
