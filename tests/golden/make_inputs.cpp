@@ -66,6 +66,10 @@ const std::vector<Case> kCases = {
     {"reformer", "reformer", {{"bucket_size", 3}, {"hashes", 2}, {"buckets", 4}}},
     {"routing", "routing", {{"clusters", 3}, {"window", 4}}},
     {"sinkhorn", "sinkhorn", {{"block", 3}, {"sinkhorn_iters", 2}, {"temperature", 0.05}}},
+    // Blocks, chunks and strides that do not divide N = 12: the padded tails.
+    {"compressed_ragged", "compressed", {{"compress", 5}}},
+    {"reformer_ragged", "reformer", {{"bucket_size", 5}, {"hashes", 3}, {"buckets", 0}}},
+    {"sinkhorn_ragged", "sinkhorn", {{"block", 5}, {"sinkhorn_iters", 3}, {"temperature", 0.1}}},
 };
 
 constexpr int64_t kB = 3, kN = 12, kVocab = 20, kClasses = 4;
