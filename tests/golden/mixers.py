@@ -353,19 +353,15 @@ def reformer(ctx, x, pad, p):
     s = s.masked_fill(torch.eye(N, dtype=torch.bool), -5e4)
     count = torch.zeros(B, H, N, N)  # how many rounds put key j among query i's candidates
     C = N // c
-    for b in range(B):
-        for h in range(H):
-            for r in range(R):
-                xr = q[b, h].detach() @ rot[:, r * mhalf:r * mhalf + nb // 2]
-                bucket = torch.cat([xr, -xr], -1).argmax(-1)
-                bucket = torch.where(pad[b] != 0, torch.full_like(bucket, nb), bucket)
-                order = sorted(range(N), key=lambda n: (int(bucket[n]), n))
-                chunks = [order[i * c:(i + 1) * c] for i in range(C)]
-                for i in range(C):
-                    keys = chunks[i] + (chunks[(i - 1) % C] if C > 1 else [])
-                    for qi in chunks[i]:
-                        for kj in keys:
-                            count[b, h, qi, kj] += 1
+    n = torch.arange(N)
+    for r in range(R):
+        xr = q.detach() @ rot[:, r * mhalf:r * mhalf + nb // 2]  # [B,H,N,nb/2]
+        bucket = torch.cat([xr, -xr], -1).argmax(-1)  # [B,H,N]
+        bucket = torch.where((pad != 0)[:, None, :], torch.full_like(bucket, nb), bucket)
+        order = torch.argsort(bucket * N + n)  # sorted by (bucket, position)
+        chunk = torch.argsort(order) // c  # [B,H,N]: the chunk each position lands in
+        ci, cj = chunk[..., :, None], chunk[..., None, :]
+        count += ((cj == ci) | ((cj == (ci - 1) % C) & (C > 1))).double()
     count = count * (pad == 0)[:, None, None, :]
     # A row whose only candidates are padding (a padded query): anything finite.
     count = count + (count.sum(-1, keepdim=True) == 0).double()
@@ -384,22 +380,20 @@ def routing(ctx, x, pad, p):
     mu = ctx.W[p + "centroids"]
     C = mu.shape[1]
     w = min(N, int(ctx.knob("window")) or (N + C - 1) // C)
-    out = torch.zeros_like(q)
-    for b in range(B):
-        for h in range(H):
-            def top(t):
-                sim = (t[b, h] / t[b, h].norm(dim=-1, keepdim=True)) @ mu[h].T  # [N, C]
-                sim = sim.masked_fill((pad[b] != 0)[:, None], -math.inf)
-                return [sorted(range(N), key=lambda n: (-float(sim[n, ci]), n))[:w] for ci in range(C)]
-            qs, ks = top(q.detach()), top(k.detach())
-            acc, cnt = torch.zeros(N, d), torch.zeros(N, 1)
-            for ci in range(C):
-                qi, kj = torch.tensor(qs[ci]), torch.tensor(ks[ci])
-                sc = q[b, h, qi] @ k[b, h, kj].T / math.sqrt(d)
-                sc = sc.masked_fill((pad[b, kj] != 0)[None, :], -math.inf)
-                acc = acc.index_add(0, qi, torch.softmax(sc, -1) @ v[b, h, kj])
-                cnt = cnt.index_add(0, qi, torch.ones(len(qi), 1))
-            out[b, h] = acc / cnt.clamp(min=1)
+
+    def members(t):  # [B,H,C,N] True for the w rows cluster c takes
+        sim = (t / t.norm(dim=-1, keepdim=True)) @ mu.transpose(-1, -2)[None]  # [B,H,N,C]
+        sim = sim.masked_fill((pad != 0)[:, None, :, None], -math.inf).transpose(-1, -2)
+        idx = torch.sort(-sim, dim=-1, stable=True).indices[..., :w]  # ties: lower position first
+        return torch.zeros(sim.shape, dtype=torch.bool).scatter(-1, idx, True)
+
+    mq, mk = members(q.detach()), members(k.detach())
+    s = q @ k.transpose(-1, -2) / math.sqrt(d)
+    acc = torch.zeros_like(q)
+    for ci in range(C):
+        allow = mq[:, :, ci, :, None] & mk[:, :, ci, None, :] & (pad == 0)[:, None, None, :]
+        acc = acc + masked_softmax_attention(s, allow, v) * mq[:, :, ci, :, None]
+    out = acc / mq.sum(2)[..., None].clamp(min=1)
     return out_proj(ctx, out, p)
 
 
