@@ -76,7 +76,7 @@ int cmd_export(const std::vector<std::string>& args) {
   for (auto& b : records_of(model.named_buffers())) tensors.push_back(b);
   std::string out = f.str("out", "");
   save_safetensors(out, tensors, metadata_of(mc, tc, model));
-  std::printf("%s: %zu parameters and buffers of %s (%lld values) written to %s\n", path.c_str(), tensors.size(),
+  std::printf("%s: %zu parameters and buffers of %s (%lld trainable values) written to %s\n", path.c_str(), tensors.size(),
               mc.model.c_str(), (long long)model.num_parameters(), out.c_str());
   if (!f.has("data-out")) return 0;
   if (f.has("data")) tc.data = f.str("data", "");
