@@ -36,6 +36,8 @@ const char* kUsage =
     "  lra      every model on every task (LRA)    attnzoo lra --preset quick --out runs/lra-quick\n"
     "  plot     a run's training curves            attnzoo plot --run runs/listops-full\n"
     "  docs     one generated page per model       attnzoo docs --out docs/models\n"
+    "  export   a checkpoint as safetensors        attnzoo export --ckpt runs/listops-full/best.ckpt --out m.safetensors\n"
+    "  import   a safetensors file as a checkpoint attnzoo import --in m.safetensors --out m.ckpt\n"
     "  models   list the models and their settings\n"
     "\n"
     "`attnzoo COMMAND --help` describes a command's flags.\n";
@@ -321,7 +323,9 @@ int cli_main(int argc, char** argv) {
     if (cmd == "lra") return cmd_lra(args);
     if (cmd == "plot") return cmd_plot(args);
     if (cmd == "docs") return cmd_docs(args);
-    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, lra, plot, docs, models)\n", cmd.c_str());
+    if (cmd == "export") return cmd_export(args);
+    if (cmd == "import") return cmd_import(args);
+    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, lra, plot, docs, export, import, models)\n", cmd.c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnzoo %s: %s\n", cmd.c_str(), e.what());

@@ -18,5 +18,9 @@ int cmd_lra(const std::vector<std::string>& args);
 int cmd_plot(const std::vector<std::string>& args);
 // attnzoo docs --out DIR: one generated Markdown page per model and an index (train/docs.cpp).
 int cmd_docs(const std::vector<std::string>& args);
+// attnzoo export --ckpt CKPT --out F.safetensors: parameters, buffers and configuration (train/export.cpp).
+int cmd_export(const std::vector<std::string>& args);
+// attnzoo import --in F.safetensors --out CKPT: the checkpoint back from an exported file.
+int cmd_import(const std::vector<std::string>& args);
 
 }  // namespace az
