@@ -8,6 +8,16 @@ CPPFLAGS += -I. -I/usr/include/stb
 LDLIBS   += -lopenblas -lstb -lz -lfftw3f -lpthread
 ARFLAGS  = rcs
 
+# Parallel by default: plain `make` (and so `make train`, `make test` on a fresh
+# machine) runs one job per core.  A -j on the command line wins; sub-makes
+# (asan-build) share their parent's job slots instead of adding their own; a
+# goal list with `clean` stays serial so that clean never races a build.
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+endif
+
 LIB_SRC  := $(wildcard autograd/*.cpp nn/*.cpp attention/*.cpp mlp_mixer/*.cpp data/*.cpp train/*.cpp train/tasks/*.cpp)
 LIB_SRC  := $(filter-out train/main.cpp train/bench_core.cpp $(SKIP),$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/%.o)
@@ -24,12 +34,15 @@ MPI      ?= 1
 MPICXX   ?= mpicxx
 MPI_BIN  := $(if $(filter 1,$(MPI)),$(BUILD)/attnzoo-mpi)
 
-.PHONY: all test clean deps bench-core train data docs
-all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN)
+EXAMPLE_SRC := $(wildcard examples/*.cpp)
+EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.cpp=$(BUILD)/examples/%)
+
+.PHONY: all test clean deps bench-core train data docs examples install uninstall
+all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPLE_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
 DEB_PKGS := libopenblas-openmp-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
-            libopenmpi-dev openmpi-bin gnuplot-nox
+            libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev
 deps: $(DEPS_OK)
 $(DEPS_OK): .ci/deps.sh Makefile
 	@bash .ci/deps.sh $(DEB_PKGS)
@@ -56,6 +69,30 @@ $(BUILD)/attnzoo: $(BUILD)/train/main.o $(LIB)
 
 $(BUILD)/bench_core: $(BUILD)/train/bench_core.o $(LIB)
 	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
+
+# examples/*.cpp: short programs on the C++ API (examples/README.md), linked
+# as a user's program would be; tests/test_examples runs them.
+examples: $(EXAMPLE_BIN)
+$(BUILD)/examples/%: $(BUILD)/examples/%.o $(LIB)
+	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
+$(BUILD)/tests/test_examples: $(EXAMPLE_BIN)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the headers under
+# include/attnzoo/ (included as "train/model.h", ...), libattnzoo.a, the
+# attnzoo program and attnzoo.pc, whose --libs wraps the archive in
+# --whole-archive, so that `g++ my.cpp $$(pkg-config --cflags --libs attnzoo)` works.
+PREFIX  ?= /usr/local
+HEADERS := $(wildcard autograd/*.h nn/*.h attention/*.h mlp_mixer/*.h data/*.h train/*.h)
+VERSION := 0.1+g$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+install: $(LIB) $(BUILD)/attnzoo attnzoo.pc.in
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(BUILD)/attnzoo $(DESTDIR)$(PREFIX)/bin/attnzoo
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libattnzoo.a
+	for h in $(HEADERS); do install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/attnzoo/$$h || exit 1; done
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' attnzoo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/attnzoo.pc
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/include/attnzoo
+	rm -f $(DESTDIR)$(PREFIX)/bin/attnzoo $(DESTDIR)$(PREFIX)/lib/libattnzoo.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/attnzoo.pc
 
 # The MPI program: the library's objects with the MPI distributed.o in place
 # of the one-process one (plain objects, so every variant's registration stays).
@@ -104,7 +141,7 @@ bench-core: $(BUILD)/bench_core
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJ:.o=.d) $(TEST_BIN:%=%.d) $(BUILD)/tests/doctest_main.d $(BUILD)/train/main.d $(BUILD)/train/bench_core.d
+-include $(LIB_OBJ:.o=.d) $(TEST_BIN:%=%.d) $(EXAMPLE_BIN:%=%.d) $(BUILD)/tests/doctest_main.d $(BUILD)/train/main.d $(BUILD)/train/bench_core.d
 -include $(BUILD)/mpi/distributed.d
 
 # ---- hardening: sanitizers and fuzzing ---------------------------------------------
@@ -164,7 +201,7 @@ fuzz: $(FUZZ_BINS)
 
 # Test and fuzz-target objects are intermediate files to make, which would delete
 # them after a first build and recompile every one of them the next time; keep them.
-.SECONDARY: $(TEST_BIN:%=%.o) $(BUILD)/tests/doctest_main.o $(FUZZ_NAMES:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o)
+.SECONDARY: $(TEST_BIN:%=%.o) $(EXAMPLE_BIN:%=%.o) $(BUILD)/tests/doctest_main.o $(FUZZ_NAMES:%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.o)
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BINS:$(FUZZ_BUILD)/fuzz_%=$(FUZZ_BUILD)/tests/fuzz/fuzz_%.d)
 

@@ -336,13 +336,14 @@ Tensor kernel_weights(const Tensor& phi_q, const Tensor& phi_k, bool causal, flo
   return w;
 }
 
-// y = r (e + eps), e = exp(u - h - c), h = s^2 |x|^2 / 2, c = max of u (per row
-// for queries, per example and head for keys):
-//   du = r e g,   dx = -s^2 x sum_j r e_j g_j,   and dc = -sum r e g goes to c's argmax.
-// The dc term is what keeps this the exact gradient: without eps, c cancels
-// and dc sums to zero; implementations that detach c drop what eps leaves.
-Tensor favor_features(const Tensor& u, const Tensor& x, float s, bool is_query, const Tensor& key_pad, float eps,
-                      bool stabilise) {
+// y = r e, e = exp(u - h - c), h = s^2 |x|^2 / 2, c = the max of u - h (per row
+// for queries, where it is max(u) - h and h cancels; per example and head for
+// keys), or the constant `shift` when not stabilised.  With t = r e g:
+//   du = t,   dx = -s^2 x sum_j t_j,   dc = -sum t, and c = u_at - h_at passes
+// dc to u and x at its argmax.  In attention dc sums to zero (c cancels), but
+// keeping it makes this op's own gradient exact.
+Tensor favor_features(const Tensor& u, const Tensor& x, float s, bool is_query, const Tensor& key_pad, bool stabilise,
+                      float shift) {
   OpScope prof("favor_features");
   if (u.dim() < 2 || x.dim() != u.dim() || lead_of(x) != lead_of(u) || x.size(-2) != u.size(-2))
     fail("favor_features: u " + shp(u) + " and x " + shp(x) + " must be [..,N,m] and [..,N,d]");
@@ -351,50 +352,61 @@ Tensor favor_features(const Tensor& u, const Tensor& x, float s, bool is_query, 
   const int64_t N = u.size(-2), m = u.size(-1), d = x.size(-1), G = numel_of(lead_of(u));
   const float r = 1.0f / std::sqrt(float(m)), s2 = s * s;
   Tensor y = Tensor::empty(u.shape());
-  // where each c was taken (flat index into u; -1 when c = 0): per row for queries, per group for keys
+  // where each c was taken (flat index into u; -1 when c is the constant): per row for queries, per group for keys
   auto arg = std::make_shared<std::vector<int64_t>>(size_t(is_query ? G * N : G), -1);
   const float *U = u.data(), *X = x.data();
   float* Y = y.data();
   for_groups(G, N * m, [&](int64_t g) {
     const float* P = pad_rows(pad, g, G, N);
-    float c = 0;
-    if (!is_query && stabilise) {
+    std::vector<float> h(size_t(N), 0.0f);  // s^2 |x_n|^2 / 2
+    for (int64_t n = 0; n < N; ++n) {
+      const float* xn = X + (g * N + n) * d;
+      float hn = 0;
+      for (int64_t t = 0; t < d; ++t) hn += xn[t] * xn[t];
+      h[size_t(n)] = 0.5f * s2 * hn;
+    }
+    float c = shift;
+    if (!is_query && stabilise) {  // the largest exponent over the real keys of this head
       int64_t at = -1;
+      float best = 0;
       for (int64_t n = 0; n < N; ++n) {
         if (P && P[n] != 0) continue;
         const float* un = U + (g * N + n) * m;
         int64_t j = std::max_element(un, un + m) - un;
-        if (at < 0 || un[j] > U[at]) at = (g * N + n) * m + j;
+        if (at < 0 || un[j] - h[size_t(n)] > best) at = (g * N + n) * m + j, best = un[j] - h[size_t(n)];
       }
-      if (at >= 0) c = U[at];  // else every key is padding
+      c = at >= 0 ? best : 0.0f;  // at < 0: every key is padding
       (*arg)[size_t(g)] = at;
     }
     for (int64_t n = 0; n < N; ++n) {
-      const float *un = U + (g * N + n) * m, *xn = X + (g * N + n) * d;
+      const float* un = U + (g * N + n) * m;
       float* yn = Y + (g * N + n) * m;
       if (P && P[n] != 0) {
         std::fill(yn, yn + m, 0.0f);
         continue;
       }
-      float h = 0;
-      for (int64_t t = 0; t < d; ++t) h += xn[t] * xn[t];
-      h *= 0.5f * s2;
-      float cn = c;
-      if (is_query && stabilise) {
+      float off = h[size_t(n)] + c;
+      if (is_query && stabilise) {  // c = max(u) - h: the offset is max(u), h cancels exactly
         int64_t j = std::max_element(un, un + m) - un;
-        cn = un[j];
+        off = un[j];
         (*arg)[size_t(g * N + n)] = (g * N + n) * m + j;
       }
-      float off = h + cn;
 #pragma omp simd
-      for (int64_t j = 0; j < m; ++j) yn[j] = r * (fast_exp(un[j] - off) + eps);
+      for (int64_t j = 0; j < m; ++j) yn[j] = r * fast_exp(un[j] - off);
     }
   });
   if (needs_grad({&u, &x}))
-    attach(y, "favor_features", {u, x}, [u, x, pad, arg, is_query, N, m, d, G, r, s2, eps](const Tensor& y) {
+    attach(y, "favor_features", {u, x}, [u, x, pad, arg, is_query, N, m, d, G, s2](const Tensor& y) {
       const float *X = x.data(), *Y = y.data(), *Gr = y.grad_data();
       float* dU = u.requires_grad() ? u.grad_data() : nullptr;
       float* dX = x.requires_grad() ? x.grad_data() : nullptr;
+      // c = u_at - h_n (n the row of at) passes dc on: u_at gets dc, x_n gets dc dc/dx_n = -s^2 x_n dc
+      auto to_c = [&](int64_t at, float dc) {
+        if (at < 0) return;
+        if (dU) dU[at] += dc;
+        if (dX)
+          for (int64_t k = 0, n = at / m; k < d; ++k) dX[n * d + k] -= s2 * dc * X[n * d + k];
+      };
       for_groups(G, N * m, [&](int64_t g) {
         const float* P = pad_rows(pad, g, G, N);
         float group_tot = 0;
@@ -403,18 +415,16 @@ Tensor favor_features(const Tensor& u, const Tensor& x, float s, bool is_query, 
           const float *yn = Y + (g * N + n) * m, *gn = Gr + (g * N + n) * m;
           float tot = 0;
           for (int64_t j = 0; j < m; ++j) {
-            float t = gn[j] * (yn[j] - r * eps);  // g r e
+            float t = gn[j] * yn[j];  // g r e
             tot += t;
             if (dU) dU[(g * N + n) * m + j] += t;
           }
           if (dX)
             for (int64_t k = 0; k < d; ++k) dX[(g * N + n) * d + k] -= s2 * tot * X[(g * N + n) * d + k];
-          int64_t at = is_query ? (*arg)[size_t(g * N + n)] : -1;
-          if (dU && at >= 0) dU[at] -= tot;  // the row's c
+          if (is_query) to_c((*arg)[size_t(g * N + n)], -tot);  // the row's c
           group_tot += tot;
         }
-        int64_t at = is_query ? -1 : (*arg)[size_t(g)];
-        if (dU && at >= 0) dU[at] -= group_tot;  // the group's c
+        if (!is_query) to_c((*arg)[size_t(g)], -group_tot);  // the group's c
       });
     });
   return y;

@@ -17,9 +17,11 @@
 
 namespace az {
 
-// How the row normaliser den_i = sum_j A_ij is protected: den + eps (linear,
-// Performer: A >= 0 so den >= 0), or max(den, eps) (RFA: sin/cos features can
-// give den <= 0; the RFA code clamps it).
+// How the row normaliser den_i = sum_j A_ij is protected: den + eps (linear:
+// A >= 0, eps = 1e-6 as fast-transformers), or max(den, eps) (RFA: sin/cos
+// features can give den <= 0, and the RFA code clamps it; Performer: eps =
+// FLT_MIN, which no real denominator falls below, so the ratio is exact and only
+// 0/0, a row whose keys are all padding, is guarded: it gives 0).
 enum class KernelNorm { add_eps, clamp };
 
 // phi_q, phi_k [..,N,m], v [..,N,d] (equal leading dims) -> [..,N,d], the
@@ -46,15 +48,18 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
                          Rng& rng = global_rng());
 
 // FAVOR+ positive features (Choromanski et al. 2021), fused:
-//   phi(x) = m^-1/2 (exp(u - s^2 |x|^2 / 2 - c) + eps),   u = (s x) W^T  [..,m]
+//   phi(x) = m^-1/2 exp(u - s^2 |x|^2 / 2 - c),   u = (s x) W^T  [..,m]
 // given u [B,H,N,m] and x [B,H,N,d] (s = d^-1/4 makes phi(q).phi(k) estimate
-// exp(q.k / sqrt(d))).  c is the stabiliser: the row max of u for queries,
-// the max over all non-padded rows of u for keys (per example and head); it
-// keeps exp <= 1 and, as a constant factor, cancels in out_i up to eps.  The
-// backward is the exact gradient, c's term included.  Rows with key_pad = 1
-// are zero (keys only; key_pad [B,N] or undefined).  stabilise = false: c = 0.
+// exp(q.k / sqrt(d))).  c is the stabiliser, the largest exponent: per row for
+// queries (so each row's largest feature is m^-1/2), over all non-padded keys
+// of an example and head for keys (the largest key feature is m^-1/2).  A
+// constant factor on all keys or on one query row, it cancels exactly in
+// out_i, so the output is FAVOR+'s; no epsilon is added (exp > 0 already).
+// stabilise = false: c = `shift`, a constant.  The backward is the exact
+// gradient, c's term included.  Rows with key_pad = 1 are zero (keys only;
+// key_pad [B,N] or undefined).
 Tensor favor_features(const Tensor& u, const Tensor& x, float s, bool is_query, const Tensor& key_pad,
-                      float eps = 1e-4f, bool stabilise = true);
+                      bool stabilise = true, float shift = 0.0f);
 
 // Random Fourier features (Rahimi & Recht 2007; RFA, Peng et al. 2021):
 // u [B,H,N,m] -> m^-1/2 [sin u, cos u]  [B,H,N,2m]; E[phi(x).phi(y)] =

@@ -11,14 +11,25 @@
 // never formed: out = phi(Q)(phi(K)^T V) / phi(Q)(phi(K)^T 1), causal by
 // prefix sums (kernel_util.h).  Cost N m d per head; m defaults to d ln d.
 //
-// Stabiliser: a constant is subtracted inside exp (row max for queries, the
-// max over non-padded keys per head for keys) and cancels in the ratio; a
-// small eps (1e-4) keeps features positive.  Unlike the public code, which
-// detaches the max, its gradient is kept: the backward is exact.  Causal mode
-// drops the keys' max (it spans later keys, and eps would leak them).  W is a registered buffer (saved
-// with the checkpoint), redrawn every --redraw training steps, fixed in eval.
+// Stabiliser: the largest exponent is subtracted inside exp (per row for
+// queries; over the non-padded keys of a head for keys), a constant factor
+// that cancels exactly in the ratio.  So no epsilon is added to the features
+// (exp is positive; performer-pytorch adds 1e-4 after the shift, which weighs
+// 1e-4 e^c before it and mixes uniform attention into every row: 28% off
+// FAVOR+ on issue 25's small input), and the normaliser is guarded only against
+// 0/0 (max(den, FLT_MIN): a row whose keys are all padding gives 0), not by
+// +1e-6, which after the shift can be as large as den.  The output is FAVOR+
+// up to float rounding.  Unlike the public code, which detaches the max, its
+// gradient is kept (it sums to zero in the output): each op's backward is exact.
+// Causal keys are not shifted: a max over keys would span later keys, which
+// could then move earlier outputs through rounding and underflow; their
+// exponent u - |x^|^2/2 <= |w_j|^2/2 (about d/2) is bounded anyway.  W is a
+// registered buffer (saved with the checkpoint), redrawn every --redraw
+// training steps, fixed in eval.  Checkpoints written before this change load
+// unchanged; their outputs move slightly (no eps, exact normaliser).
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "attention/common.h"
 #include "attention/kernel_util.h"
@@ -29,7 +40,8 @@ namespace {
 class Performer : public FeatureMapAttention {
  public:
   explicit Performer(const AttentionConfig& c)
-      : FeatureMapAttention(c, "FAVOR+ estimate of exp(q.k/sqrt(d))", 1e-6f) {
+      : FeatureMapAttention(c, "FAVOR+ estimate of exp(q.k/sqrt(d))", std::numeric_limits<float>::min(),
+                            KernelNorm::clamp) {  // max(den, FLT_MIN): only 0/0 is guarded
     int64_t d = c.head_dim(), m = knob_int("features");
     if (m == 0) m = std::max<int64_t>(d, int64_t(double(d) * std::log(double(d))));  // d ln d, as performer-pytorch
     features_ = register_buffer("features", orthogonal_gaussian(m, d, global_rng()));  // W [m,d]
@@ -42,8 +54,6 @@ class Performer : public FeatureMapAttention {
   }
 
  private:
-  static constexpr float kFeatEps = 1e-4f;  // added to every feature (performer-pytorch kernel_eps)
-
   // A fresh draw written into the same buffer, so the registered handle stays valid.
   void redraw() {
     Tensor w = orthogonal_gaussian(features_.size(0), features_.size(1), global_rng());
@@ -57,10 +67,10 @@ class Performer : public FeatureMapAttention {
     Tensor w = mul_scalar(features_, s);        // [m,d], no gradient: a buffer
     Tensor uq = matmul(h.q, w, false, true);    // [B,H,N,m] = x^ W^T
     Tensor uk = matmul(h.k, w, false, true);
-    h.q = favor_features(uq, h.q, s, true, Tensor(), kFeatEps);
-    // causal: no max over keys, which would let later tokens move earlier outputs through eps;
+    h.q = favor_features(uq, h.q, s, true, Tensor());
+    // causal: no max over keys, which would let later tokens move earlier outputs;
     // the exponent is bounded anyway, u - |x^|^2/2 <= |w|^2/2 (about d/2)
-    h.k = favor_features(uk, h.k, s, false, key_pad, kFeatEps, !cfg_.causal);
+    h.k = favor_features(uk, h.k, s, false, key_pad, !cfg_.causal);
     return h;
   }
 

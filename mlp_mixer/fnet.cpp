@@ -7,7 +7,11 @@
 // no attention matrix and nothing is learned; cost O(N D log(N D)) per example
 // through FFTW (mlp_mixer/fft_op.*), linear-logarithmic in N.
 //
-// Two deliberate choices, both knobs:
+// The defaults rescale and transform per example's own length: with padding,
+// example b is transformed over its n_b rows up to its last real token and
+// scaled by 1/sqrt(n_b D), not over the batch's padded length (HF and the paper
+// use neither: unscaled, over the whole padded input).  Two deliberate
+// choices, both knobs:
 //  * ortho (default 1): scale by 1/sqrt(N D), the unitary DFT.  FNet is post-LN
 //    (LN(x + FFT(x))); our blocks are pre-norm (x + mixer(LN(x))), where an
 //    unscaled transform would add a term sqrt(N D) times larger than the

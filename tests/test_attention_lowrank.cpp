@@ -2,7 +2,9 @@
 // efficient, rfa, performer, synthesizer, and the fused kernel ops they share.
 // Every fast form is compared (forward and gradients) with an explicit N x N
 // computation of the same function built from plain ops.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "attention/kernel_util.h"
 #include "tests/attention_check.h"
@@ -120,6 +122,53 @@ Tensor scramble_padding(const Tensor& x, const Tensor& pad) {
   return y;
 }
 
+// FAVOR+ written out from its formula in double, with no stabiliser and no epsilon:
+//   phi(x) = m^-1/2 exp(W x^ - |x^|^2 / 2),  x^ = d^-1/4 x,
+//   out_i = sum_j A_ij v_j / sum_j A_ij,  A_ij = phi(q_i).phi(k_j) over the real keys (j <= i when causal).
+// q, k, v [B,H,N,d], W [m,d], pad [B,N]; returns out [B,H,N,d] as doubles.
+std::vector<double> favor_explicit(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& w,
+                                   const Tensor& pad, bool causal) {
+  const int64_t B = q.size(0), H = q.size(1), N = q.size(2), d = q.size(3), m = w.size(0);
+  const double s = std::pow(double(d), -0.25);
+  auto phi = [&](const float* x, std::vector<double>& out) {
+    double h = 0;
+    for (int64_t t = 0; t < d; ++t) h += s * x[t] * s * x[t] / 2;
+    for (int64_t j = 0; j < m; ++j) {
+      double u = 0;
+      for (int64_t t = 0; t < d; ++t) u += double(w.data()[j * d + t]) * s * x[t];
+      out[size_t(j)] = std::exp(u - h) / std::sqrt(double(m));
+    }
+  };
+  std::vector<double> out(size_t(B * H * N * d), 0.0), pq(static_cast<size_t>(m)), pk(static_cast<size_t>(m));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t hh = 0; hh < H; ++hh)
+      for (int64_t i = 0; i < N; ++i) {
+        int64_t row = (b * H + hh) * N;
+        phi(q.data() + (row + i) * d, pq);
+        double den = 0;
+        std::vector<double> num(size_t(d), 0.0);
+        for (int64_t j = 0; j < N; ++j) {
+          if (pad.data()[b * N + j] != 0 || (causal && j > i)) continue;
+          phi(k.data() + (row + j) * d, pk);
+          double a = 0;
+          for (int64_t t = 0; t < m; ++t) a += pq[size_t(t)] * pk[size_t(t)];
+          den += a;
+          for (int64_t t = 0; t < d; ++t) num[size_t(t)] += a * v.data()[(row + j) * d + t];
+        }
+        for (int64_t t = 0; t < d; ++t) out[size_t((row + i) * d + t)] = num[size_t(t)] / den;
+      }
+  return out;
+}
+
+// A performer with an identity output projection (so forward gives the heads' outputs, merged).
+std::shared_ptr<Attention> bare_performer(int64_t dim, int64_t heads, int64_t m, bool causal) {
+  auto att = make("performer", dim, heads, 64, {{"features", double(m)}}, causal);
+  Tensor wo = find_param(*att, "proj.o.weight"), bo = find_param(*att, "proj.o.bias");
+  for (int64_t i = 0; i < wo.numel(); ++i) wo.data()[i] = i / dim == i % dim ? 1.0f : 0.0f;
+  for (int64_t i = 0; i < bo.numel(); ++i) bo.data()[i] = 0.0f;
+  return att;
+}
+
 }  // namespace
 
 // ---- the fused ops ------------------------------------------------------------------------------
@@ -222,7 +271,7 @@ TEST_CASE("feature maps: gradient checks of favor, sincos, l2_normalize, elu+1, 
   for (bool is_query : {true, false})
     for (bool stabilise : {false, true}) {  // with the stabiliser, its max carries a gradient too
       auto r = gradcheck(
-          [&](const std::vector<Tensor>& t) { return favor_features(t[0], t[1], 0.7f, is_query, pad, 1e-4f, stabilise); },
+          [&](const std::vector<Tensor>& t) { return favor_features(t[0], t[1], 0.7f, is_query, pad, stabilise, 0.3f); },
           {u, x}, 1e-3);
       INFO(r.worst);
       CHECK(r.ok);
@@ -246,7 +295,7 @@ TEST_CASE("feature maps: gradient checks of favor, sincos, l2_normalize, elu+1, 
     Tensor e = mul(exp(u), keep);
     check_close(softmax_positions(u, pad), div(e, sum(e, 2, true)), 1e-6, "softmax over positions");
   }
-  Tensor y = sincos_features(u, pad), k = favor_features(u, x, 0.7f, false, pad, 1e-4f);
+  Tensor y = sincos_features(u, pad), k = favor_features(u, x, 0.7f, false, pad);
   for (int64_t h = 0; h < 2; ++h)  // padded key rows of example 1 are zero
     for (int64_t n = 4; n < 7; ++n) {
       CHECK(y.data()[((1 * 2 + h) * 7 + n) * 10 + 3] == 0.0f);
@@ -255,18 +304,29 @@ TEST_CASE("feature maps: gradient checks of favor, sincos, l2_normalize, elu+1, 
 }
 
 TEST_CASE("favor stabiliser: the subtracted maxima cancel in the attention output") {
-  Tensor q = uniform({1, 2, 12, 4}, -2.0f, 2.0f, 15), k = uniform({1, 2, 12, 4}, -2.0f, 2.0f, 16),
+  // large keys (|x^| up to 4): without the shift the key features reach e^8
+  Tensor q = uniform({1, 2, 12, 4}, -2.0f, 2.0f, 15), k = uniform({1, 2, 12, 4}, -4.0f, 4.0f, 16),
          v = uniform({1, 2, 12, 3}, -1.0f, 1.0f, 17);
   Rng rng(3);
   Tensor w = orthogonal_gaussian(16, 4, rng);
-  float s = std::pow(4.0f, -0.25f);
+  float s = std::pow(4.0f, -0.25f), tiny = std::numeric_limits<float>::min();
   Tensor uq = matmul(mul_scalar(q, s), w, false, true), uk = matmul(mul_scalar(k, s), w, false, true);
+  Tensor pq = favor_features(uq, q, s, true, Tensor()), pk = favor_features(uk, k, s, false, Tensor());
+  for (bool is_query : {true, false}) {  // the largest feature of a query row / of a head's keys is m^-1/2
+    const Tensor& p = is_query ? pq : pk;
+    for (int64_t g = 0; g < (is_query ? 24 : 2); ++g) {
+      int64_t len = is_query ? 16 : 12 * 16;
+      CHECK(*std::max_element(p.data() + g * len, p.data() + (g + 1) * len) == doctest::Approx(0.25).epsilon(1e-6));
+    }
+  }
   for (bool causal : {false, true}) {
-    Tensor a = kernel_attention(favor_features(uq, q, s, true, Tensor(), 0.0f, true),
-                                favor_features(uk, k, s, false, Tensor(), 0.0f, true), v, causal, 0.0f);
-    Tensor b = kernel_attention(favor_features(uq, q, s, true, Tensor(), 0.0f, false),
-                                favor_features(uk, k, s, false, Tensor(), 0.0f, false), v, causal, 0.0f);
+    Tensor a = kernel_attention(pq, pk, v, causal, tiny, KernelNorm::clamp);
+    Tensor b = kernel_attention(favor_features(uq, q, s, true, Tensor(), false),
+                                favor_features(uk, k, s, false, Tensor(), false), v, causal, tiny, KernelNorm::clamp);
     check_close(a, b, 1e-5, "with and without the stabiliser");
+    Tensor c = kernel_attention(favor_features(uq, q, s, true, Tensor(), false, 3.0f),
+                                favor_features(uk, k, s, false, Tensor(), false, -2.0f), v, causal, tiny, KernelNorm::clamp);
+    check_close(a, c, 1e-5, "with constant shifts");
   }
 }
 
@@ -317,7 +377,7 @@ TEST_CASE("performer: the error against exact softmax attention shrinks as m gro
       Tensor w = orthogonal_gaussian(ms[i], d, r);
       Tensor pq = favor_features(matmul(mul_scalar(q, s), w, false, true), q, s, true, Tensor());
       Tensor pk = favor_features(matmul(mul_scalar(k, s), w, false, true), k, s, false, Tensor());
-      Tensor y = kernel_attention(pq, pk, v, false);
+      Tensor y = kernel_attention(pq, pk, v, false, std::numeric_limits<float>::min(), KernelNorm::clamp);
       double e = 0;
       for (int64_t t = 0; t < y.numel(); ++t) e += std::pow(double(y.data()[t]) - exact.data()[t], 2);
       err[i] += e / double(y.numel()) / 6.0;
@@ -405,21 +465,18 @@ TEST_CASE("performer: equals the explicit N x N FAVOR+ attention, causal and not
   for (bool causal : {false, true}) {
     auto att = make("performer", 8, 2, 40, {{"features", 12}}, causal);
     Tensor x = random_input(2, 37, 8, 61), pad = padding(37, {37, 22});
-    auto ref = [&](const Tensor& in) {
+    auto ref = [&](const Tensor& in) {  // FAVOR+ as written, unstabilised (the shifts cancel)
       Heads h = heads_of(*att, in, 2);
       Tensor w = buffer(*att, "features");
       float s = std::pow(4.0f, -0.25f), r = 1.0f / std::sqrt(12.0f);
-      // exp(u - |x^|^2/2 - c), c the row max (queries) or the max over the real keys of a head (keys)
-      auto phi = [&](const Tensor& t, bool is_query) {
+      auto phi = [&](const Tensor& t) {  // m^-1/2 exp(u - |x^|^2/2)
         Tensor u = matmul(mul_scalar(t, s), w, false, true);  // [B,H,N,m]
         Tensor hn = mul_scalar(sum(mul(t, t), -1, true), s * s / 2);
-        Tensor c = is_query ? max(u, -1, true)
-                   : causal ? Tensor::zeros({1})  // causal keys are not shifted
-                            : max(max(masked_fill(u, key_keep(pad) * -1.0f + 1.0f, -1e30f), -1, true), -2, true);
-        return mul_scalar(add_scalar(exp(sub(sub(u, hn), c)), 1e-4f), r);
+        return mul_scalar(exp(sub(u, hn)), r);
       };
-      Tensor pk = mul(phi(h.k, false), key_keep(pad));
-      return lin(*att, "proj.o", merge_heads(explicit_kernel(phi(h.q, true), pk, h.v, causal, 1e-6f, false)));
+      Tensor pk = mul(phi(h.k), key_keep(pad));
+      return lin(*att, "proj.o",
+                 merge_heads(explicit_kernel(phi(h.q), pk, h.v, causal, std::numeric_limits<float>::min(), true)));
     };
     check_same_function(*att, [&](const Tensor& in) { return att->forward(in, pad); }, ref, x, pad);
     check_gradients(*att, [&](const Tensor& in) { return att->forward(in, padding(6, {6, 4})); }, random_input(2, 6, 8, 62));
@@ -427,6 +484,92 @@ TEST_CASE("performer: equals the explicit N x N FAVOR+ attention, causal and not
   // default m = d ln d (at least d): d = 8 -> 16; d = 32 -> 110
   CHECK(buffer(*make("performer", 16, 2, 8), "features").shape() == Shape{16, 8});
   CHECK(buffer(*make("performer", 64, 2, 8), "features").shape() == Shape{110, 32});
+}
+
+// The issue-25 case: large keys make the stabiliser's shift large (c = max u >= 8), which an
+// epsilon added after the shift, or an absolute guard on the normaliser, turns into uniform
+// attention mixed into every row.  The output must be FAVOR+ itself up to float rounding.
+TEST_CASE("performer: equals FAVOR+ from its formula (double) to 1e-5 relative, large keys, padding, causal and not") {
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    auto att = bare_performer(16, 2, 16, causal);
+    Tensor pad = padding(13, {13, 8});
+    Tensor x = scramble_padding(random_input(2, 13, 16, 65, 3.0f), pad).detach();
+    Heads h = heads_of(*att, x, 2);
+    Tensor w = buffer(*att, "features");
+    double c = -1e30;  // the shift the stabiliser takes over the real keys: max of u = (s k) W^T
+    Tensor uk = matmul(mul_scalar(h.k, std::pow(8.0f, -0.25f)), w, false, true);
+    for (int64_t i = 0; i < uk.numel(); ++i)
+      if (pad.data()[(i / (2 * 13 * 16)) * 13 + (i / 16) % 13] == 0) c = std::max(c, double(uk.data()[i]));
+    INFO("largest key exponent c = " << c);
+    REQUIRE(c >= 8.0);
+    std::vector<double> ref = favor_explicit(h.q, h.k, h.v, w, pad, causal);
+    Tensor y;
+    {
+      NoGradGuard ng;
+      y = att->forward(x, pad);  // [B,N,H*d]
+    }
+    double worst = 0;
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t hh = 0; hh < 2; ++hh)
+        for (int64_t i = 0; i < 13; ++i) {
+          if (pad.data()[b * 13 + i] != 0) continue;  // padded queries: unspecified
+          double scale = 0, err = 0;
+          for (int64_t t = 0; t < 8; ++t) {
+            double e = ref[size_t(((b * 2 + hh) * 13 + i) * 8 + t)];
+            scale = std::max(scale, std::fabs(e));
+            err = std::max(err, std::fabs(double(y.data()[(b * 13 + i) * 16 + hh * 8 + t]) - e));
+          }
+          worst = std::max(worst, err / scale);
+        }
+    INFO("worst relative difference from the formula: " << worst);
+    CHECK(worst < 1e-5);
+  }
+}
+
+// Monte Carlo: with m = 4096 features the estimate is within its own sampling error of exact
+// softmax attention.  The error is measured against the spread of R independent draws of W.
+TEST_CASE("performer: at m = 4096 within Monte-Carlo error of exact softmax attention, padding, causal and not") {
+  const int64_t R = 4, m = 4096, N = 13;
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    auto att = bare_performer(16, 2, m, causal);
+    Tensor pad = padding(N, {N, 9});
+    Tensor x = random_input(2, N, 16, 67, 0.5f).detach();  // moderate norms: the variance grows as exp(|q||k|)
+    Tensor mask = key_mask(pad);
+    if (causal) mask = add(mask, reshape(causal_mask(N), {1, 1, N, N}));
+    Tensor exact;
+    {
+      NoGradGuard ng;
+      exact = dense_reference(*att, x, mask, 2);
+    }
+    Tensor w = buffer(*att, "features");
+    Rng rng(68);
+    std::vector<std::vector<double>> ys;
+    for (int64_t r = 0; r < R; ++r) {
+      Tensor draw = orthogonal_gaussian(m, 8, rng);
+      std::copy(draw.data(), draw.data() + draw.numel(), w.data());
+      NoGradGuard ng;
+      Tensor y = att->forward(x, pad);
+      ys.emplace_back(y.data(), y.data() + y.numel());
+    }
+    double err2 = 0, var = 0;
+    int64_t count = 0;
+    for (int64_t i = 0; i < exact.numel(); ++i) {
+      if (pad.data()[i / 16] != 0) continue;
+      double mean = 0;
+      for (auto& y : ys) mean += y[size_t(i)] / double(R);
+      for (auto& y : ys) {
+        err2 += std::pow(y[size_t(i)] - exact.data()[i], 2);
+        var += std::pow(y[size_t(i)] - mean, 2) * double(R) / double(R - 1);
+      }
+      count += R;
+    }
+    double rms_err = std::sqrt(err2 / double(count)), rms_sd = std::sqrt(var / double(count));
+    INFO("rms error " << rms_err << ", rms spread of the draws " << rms_sd);
+    CHECK(rms_err < 1.5 * rms_sd);  // no bias beyond the sampling error
+    CHECK(rms_err < 0.05);
+  }
 }
 
 TEST_CASE("performer and rfa: features are a buffer, redrawn every K training steps, fixed in eval") {

@@ -230,12 +230,8 @@ struct Tolerance {
 };
 Tolerance tolerance_of(const std::string& model) {
   static const std::map<std::string, Tolerance> t = {
-      // Not float order: attention/performer.cpp adds eps 1e-4 to every feature and 1e-6 to the
-      // normaliser, which FAVOR+ (Choromanski et al. 2021, lemma 1) does not have.  With the key
-      // stabiliser (max over all keys) most features are far below 1e-4, so the eps dominates them:
-      // logits differ by 0.17 (causal, no key max: 0.004).  With both eps set to 0 performer
-      // matches the twin to 3e-7 (logits) and 1e-6 (gradients).  Tighten when the eps change lands.
-      {"performer", {0.25, 0.25, "feature eps 1e-4, normaliser eps 1e-6"}},
+      // (none: performer's stabilised FAVOR+ has no epsilon since issue 25, and matches the
+      // twin to float order like every other model)
   };
   auto it = t.find(model);
   return it == t.end() ? Tolerance{} : it->second;

@@ -1,0 +1,158 @@
+// examples/: the two programs on the C++ API run and do what they say, and
+// `make install` gives a pkg-config file with which a user's program builds.
+// The programs are $ATTNZOO_BIN's siblings (default build/examples/); run from
+// the repository root, as `make test` does.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "data/listops.h"
+#include "train/checkpoint.h"
+#include "train/model.h"
+#include "tests/util.h"
+
+using namespace az;
+using az::test::contains;
+using az::test::TempDir;
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out;  // stdout and stderr
+};
+
+Run run(const std::string& cmd) {
+  Run r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  while (fgets(buf, sizeof buf, p)) r.out += buf;
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string build_dir() {
+  const char* bin = std::getenv("ATTNZOO_BIN");
+  return std::filesystem::path(bin ? bin : "build/attnzoo").parent_path().string();
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> v;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+// The number after `key` in s, or -1.
+double number_after(const std::string& s, const std::string& key) {
+  size_t at = s.find(key);
+  return at == std::string::npos ? -1.0 : std::atof(s.c_str() + at + key.size());
+}
+
+// The class the checkpoint's model gives one expression, unpadded: the reference for predict.
+int predict_here(const std::string& ckpt, const std::string& expr) {
+  Checkpoint ck = load_checkpoint(ckpt);
+  SequenceClassifier model(ModelConfig::from_map(ck.model_config));
+  load_into(model.named_parameters(), ck.params, "parameter", ckpt);
+  load_into(model.named_buffers(), ck.buffers, "buffer", ckpt);
+  model.eval();
+  NoGradGuard ng;
+  Batch b;
+  b.tokens = listops_tokenize(expr);
+  b.B = 1, b.N = int(b.tokens.size());
+  b.pad_mask.assign(b.tokens.size(), 0.0f);
+  Tensor logits = model.forward(b);
+  int best = 0;
+  for (int c = 1; c < kListOpsClasses; ++c)
+    if (logits.data()[c] > logits.data()[best]) best = c;
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("examples/train_model: trains a model of its own on its own data") {
+  Run r = run(build_dir() + "/examples/train_model local");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(number_after(r.out, "test accuracy ") >= 0.9);  // chance is about 0.5
+  Run bad = run(build_dir() + "/examples/train_model nope");
+  CHECK(bad.status == 1);
+  // the registry is linked whole: the list of valid names is not empty
+  CHECK(contains(bad.out, "train_model: unknown model 'nope' (valid: bigbird,"));
+  CHECK(lines_of(bad.out).size() == 1);
+}
+
+TEST_CASE("examples/predict: a checkpoint written by attnzoo train predicts what the library predicts") {
+  TempDir t("az_test_examples");
+  const std::string bin = build_dir(), ckpt = t / "run/best.ckpt";
+  Run tr = run(bin + "/attnzoo train --task listops --model full --steps 20 --dim 16 --heads 2 --layers 1 --ffn 32 "
+               "--eval-every 20 --eval-limit 32 --out " + (t / "run"));
+  INFO(tr.out);
+  REQUIRE(tr.status == 0);
+  const std::vector<std::string> exprs = {"[MAX 2 9 ]", "[SM 3 5 [MED 1 8 2 ] ]", "[MIN 6 [MAX 1 3 ] 8 ]"};
+  Run p = run(bin + "/examples/predict " + ckpt + " '" + exprs[0] + "' '" + exprs[1] + "' '" + exprs[2] + "'");
+  INFO(p.out);
+  REQUIRE(p.status == 0);
+  std::vector<std::string> lines = lines_of(p.out);
+  REQUIRE(lines.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    // padded to the model's length there, unpadded here: the same class
+    CHECK(int(number_after(lines[i], "predicted ")) == predict_here(ckpt, exprs[i]));
+    CHECK(int(number_after(lines[i], "true value ")) == listops_eval(exprs[i]));
+    CHECK(contains(lines[i], exprs[i]));
+  }
+  // refusals: one line each
+  Run missing = run(bin + "/examples/predict " + (t / "nothing.ckpt"));
+  CHECK(missing.status == 1);
+  CHECK(contains(missing.out, "predict: "));
+  CHECK(lines_of(missing.out).size() == 1);
+  int64_t max_len = ModelConfig::from_map(load_checkpoint(ckpt).model_config).max_len;
+  std::string longer = "[SM";
+  for (int64_t i = 0; i < max_len; ++i) longer += " 1";
+  longer += " ]";
+  Run too_long = run(bin + "/examples/predict " + ckpt + " '" + longer + "'");
+  CHECK(too_long.status == 1);
+  CHECK(contains(too_long.out, "predict: expression 1 has " + std::to_string(max_len + 2) +
+                                   " tokens; the model takes at most " + std::to_string(max_len)));
+}
+
+TEST_CASE("make install: headers, library, program and a pkg-config file a user's program builds with") {
+#if defined(__SANITIZE_ADDRESS__)
+  MESSAGE("skipped under the sanitizers: the installed archive would need them at link time");
+  return;
+#endif
+  if (run("pkg-config --version").status != 0) {
+    MESSAGE("skipped: pkg-config is not installed");
+    return;
+  }
+  TempDir t("az_test_install");
+  const std::string prefix = t / "prefix";
+  // a make of our own: not the one running the tests (its job server is not ours)
+  Run inst = run("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install PREFIX=" + prefix + " BUILD=" + build_dir());
+  INFO(inst.out);
+  REQUIRE(inst.status == 0);
+  CHECK(std::filesystem::exists(prefix + "/include/attnzoo/train/model.h"));
+  CHECK(std::filesystem::exists(prefix + "/lib/libattnzoo.a"));
+  CHECK(run(prefix + "/bin/attnzoo models").status == 0);
+  const std::string pc = "PKG_CONFIG_PATH=" + prefix + "/lib/pkgconfig pkg-config ";
+  Run libs = run(pc + "--libs attnzoo");
+  CHECK(contains(libs.out, "-Wl,--whole-archive," + prefix + "/lib/libattnzoo.a,--no-whole-archive"));
+  // the example copied away from the source tree, so only the installed headers can serve it
+  std::filesystem::copy_file("examples/train_model.cpp", t / "my.cpp");
+  Run cc = run("cd " + t.path + " && g++ my.cpp $(" + pc + "--cflags --libs attnzoo) -o my");
+  INFO(cc.out);
+  REQUIRE(cc.status == 0);
+  Run my = run(t / "my linear");
+  INFO(my.out);
+  CHECK(my.status == 0);
+  CHECK(number_after(my.out, "test accuracy ") >= 0.9);
+}
