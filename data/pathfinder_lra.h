@@ -23,11 +23,14 @@
 // Targets are drawn at snake_contrast * paddle_contrast (LRA: 1.5),
 // distractors at snake_contrast (2.0), markers at 1.0, before that scaling.
 //
-// Rendering follows the Python exactly where it decides the law: a paddle is
-// a 1-px Bresenham line (PIL's) on an antialias_scale x finer canvas, its mask
-// that line dilated by a disc of radius margin * antialias_scale (cv2), both
-// shrunk with PIL's Lanczos-3 resampling to 8-bit; the seed's footprint test
-// is the dilation by the mask's saturated pixels, with snakes2's anchor.
+// Rendering follows the Python exactly (data/pathfinder_lra_draw.h): a paddle
+// is PIL's 1-px line on an antialias_scale x finer canvas, its mask that line
+// dilated by a disc of radius margin * antialias_scale (cv2), both shrunk by
+// PIL's Lanczos-3 to 8 bits; the seed's footprint test is the dilation by the
+// mask's saturated pixels, with snakes2's kernel anchor.  Checked: every
+// paddle (all 360 seed orientations) and the marker are identical, level for
+// level, to snakes.draw_line_n_mask and snakes2.draw_circle run under PIL 9.4
+// with scipy.misc.imresize's 8-bit semantics.
 //
 // Where it differs from snakes2.py, and why:
 //  - The label is given (the data set balances labels exactly) instead of a
@@ -36,12 +39,12 @@
 //  - Our own RNG (az::Rng, xoshiro256**): images are deterministic per seed
 //    but not numpy's.  Same distributions (uniform seeds, degrees in
 //    [-180, 180), cmf sampling).
-//  - Paddles are cached per head offset (at most 81 at LRA's sizes) instead
+//  - Paddles are cached per head offset (121 at LRA's sizes) instead
 //    of redrawn; the result is the same, and it is what makes ~10^4 images/s.
 //  - PIL's 8-bit fixed-point Lanczos is computed in double and rounded after
-//    each pass (differences of at most 1 grey level); a marker's disc is
-//    computed once away from the border and clipped there (PIL renormalises
-//    its filter at the border: a grey level or two on border pixels).
+//    each pass (no level differs at LRA's sizes); a marker's disc is computed
+//    once away from the border and clipped there (PIL renormalises its
+//    filter at the border: a grey level or two on border pixels).
 //  - paddle_thickness * antialias_scale > 1 (not LRA-32's 1) draws a wide
 //    line as the pixels within half the width of the segment, not PIL's
 //    polygon.
