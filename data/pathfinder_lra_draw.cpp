@@ -143,7 +143,7 @@ Paddle draw_paddle(const PaddleShape& g, int dy, int dx) {
     }
   if (p.footprint.empty()) p.footprint.push_back({0, 0});  // an empty kernel: the pixel itself
   for (int i = 0; i < P * P; ++i)
-    if (p.mask[size_t(i)] > 0.8f) p.hot.push_back(i);
+    if (p.mask[size_t(i)] > 0.75f) p.hot.push_back(i);
   return p;
 }
 

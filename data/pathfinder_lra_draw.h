@@ -37,7 +37,8 @@ struct PaddleShape {
 struct Paddle {
   std::vector<float> ink, mask;
   std::vector<Pt> footprint;  // seed test: the mask's saturated pixels, with snakes2's kernel anchor
-  std::vector<int> hot;       // patch pixels with mask > 0.8: the only ones that can reach the 1.8 overlap test
+  std::vector<int> hot;       // patch pixels with mask > 0.75: a superset of those that can reach the 1.8 overlap
+                              // test (the occupancy is at most 1; 204/255 + 1 reaches it exactly)
 };
 Paddle draw_paddle(const PaddleShape& g, int dy, int dx);
 
