@@ -345,6 +345,11 @@ void refuse_lra_pathfinder_as_image_folder(const std::string& dir, const std::ve
     throw DataError("image-folder: " + flag + " " + dir + " is LRA's Pathfinder layout (imgs/ and metadata/*.npy), "
                     "not " + dir + "/<class>/<images>: read it as the pathfinder task's LRA layout, whose labels come from metadata/");
   }
+  for (const std::string& c : classes)  // e.g. pathfinder32/ holding curv_baseline/ ... curv_contour_length_14/
+    if (is_lra_pathfinder_root(dir + "/" + c)) {
+      throw DataError("image-folder: " + flag + " " + dir + ": its folder " + c + " is LRA's Pathfinder layout "
+                      "(imgs/ and metadata/*.npy), not a class: pass " + dir + "/" + c + " to read it");
+    }
   if (classes.empty() || !std::all_of(classes.begin(), classes.end(), all_digits)) return;
   const fs::path meta = fs::path(dir).lexically_normal().parent_path() / "metadata";
   std::string d = dir;

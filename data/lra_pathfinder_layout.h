@@ -50,8 +50,9 @@ Splits load_lra_pathfinder(const std::string& root);
 
 // For the image-folder reader: throws when `dir`, about to be read as
 // dir/<class>/<images>, is LRA's layout instead (its "classes" would be the
-// batch numbers): dir holds imgs/ and metadata/, or every class folder has a
-// numeric name and dir/../metadata holds .npy files.  `flag` names the flag
+// batch numbers): dir holds imgs/ and metadata/, or a class folder does
+// (dir is e.g. pathfinder32/), or every class folder has a numeric name and
+// dir/../metadata holds .npy files.  `flag` names the flag
 // that passed dir (e.g. "--data").
 void refuse_lra_pathfinder_as_image_folder(const std::string& dir, const std::vector<std::string>& classes,
                                            const std::string& flag = "--data");

@@ -661,6 +661,10 @@ TEST_CASE("pathfinder lra layout: a generated tree is read with labels from its 
   CHECK(contains(as_classes, "are LRA Pathfinder batches"));
   CHECK(contains(as_classes, "--data " + root + "/imgs"));
   CHECK(contains(error_of<DataError>([&] { load_image_folder(root, 1); }), "is LRA's Pathfinder layout"));
+  CHECK(contains(error_of<DataError>([&] { load_image_folder(dir.path, 1); }), "its folder curv_contour_length_14 is LRA's Pathfinder layout"));
+  // A folder of numeric classes with no metadata beside it is an ordinary image folder.
+  write_pathfinder_folder(pathfinder_data_preset("cut", "easy"), 20, 1, dir / "plain");
+  CHECK(load_image_folder(dir / "plain", 1).train.size() == 16);
   // A bad line names its file and line; a missing image names the line too.
   { std::ofstream(root + "/metadata/2.npy", std::ios::app) << "imgs/2 sample_7.png 7 3\n"; }
   CHECK(contains(error_of<DataError>([&] { load_lra_pathfinder(root); }), "metadata/2.npy:8: label '3'"));
