@@ -431,6 +431,29 @@ TEST_CASE("pathfinder lra: one drawn curve holds both markers exactly when the l
   }
 }
 
+TEST_CASE("pathfinder lra: in law with snakes2.py's own images") {
+  // Reference: 400 images from drewlinsley/pathfinder snakes2.py (commit
+  // ab9c130) run with LRA's Pathfinder32 arguments under PIL 9.4 and numpy
+  // 1.24 (scipy.misc's 8-bit imresize/imsave and cv2.dilate reimplemented),
+  // read back through load_lra_pathfinder from its np.save metadata.  Per
+  // image: pixels at 0, at 1..50, at 204..255, and the marker distance found
+  // from the pixels; mean (standard error of the mean over the 400).
+  const double ref[4] = {561.73, 275.21, 16.79, 13.17}, ref_se[4] = {1.31, 1.04, 0.31, 0.25};
+  const Dataset ds = generate_pathfinder(PathfinderDataConfig(), 1000, 99);
+  double sum[4] = {0, 0, 0, 0}, sum2[4] = {0, 0, 0, 0};
+  for (const auto& q : ds.seqs) {
+    double f[4] = {0, 0, 0, find_markers(q, 32, 32).distance()};
+    for (int32_t t : q) f[0] += t == 1, f[1] += t > 1 && t <= 51, f[2] += t >= 205;
+    for (int k = 0; k < 4; ++k) sum[k] += f[k], sum2[k] += f[k] * f[k];
+  }
+  const double n = double(ds.size());
+  for (int k = 0; k < 4; ++k) {
+    const double mean = sum[k] / n, se = std::sqrt((sum2[k] / n - mean * mean) / n);
+    INFO("statistic " << k << ": ours " << mean << " +- " << se << ", snakes2.py " << ref[k] << " +- " << ref_se[k]);
+    CHECK(std::fabs(mean - ref[k]) < 4 * std::hypot(se, ref_se[k]));
+  }
+}
+
 TEST_CASE("pathfinder lra: LRA-32's arguments, balanced and deterministic splits") {
   const LraPathfinderConfig cfg;
   CHECK(cfg.image_size == 32);
