@@ -13,7 +13,8 @@
 #include <sstream>
 
 #include "autograd/tensor.h"    // hash64
-#include "data/image_folder.h"  // write_png
+#include "data/image_folder.h"  // write_png, load_image_folder
+#include "data/lra_pathfinder_layout.h"
 
 namespace az {
 namespace {
@@ -148,6 +149,16 @@ void write_pathfinder_folder(const PathfinderDataConfig& c, int64_t n, uint64_t 
   std::ostringstream meta;
   meta << "n " << n << "\nseed " << seed << "\n" << describe(c);
   write_pathfinder_splits_png(generate_pathfinder_splits(c, n, seed), out_dir, meta.str());
+}
+
+Splits load_pathfinder_data(const std::string& dir, uint64_t seed) {
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const std::string parent = std::filesystem::path(d).parent_path().string();
+  if (is_lra_pathfinder_root(d) || (std::filesystem::path(d).filename() == "imgs" && is_lra_pathfinder_root(parent))) {
+    return load_lra_pathfinder(d);
+  }
+  return load_image_folder(d, 1, 0, 0.1, 0.1, seed);
 }
 
 GenerationSpeed measure_pathfinder_generation(const PathfinderDataConfig& c, int64_t n, uint64_t seed) {

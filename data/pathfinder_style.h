@@ -49,6 +49,12 @@ void write_pathfinder_folder(const PathfinderDataConfig& cfg, int64_t n, uint64_
 // Writes any splits (one channel) in that layout; `meta` goes to pathfinder.txt.
 void write_pathfinder_splits_png(const Splits& s, const std::string& out_dir, const std::string& meta);
 
+// Pathfinder files on disk, whichever layout: LRA's released one (dir or
+// dir/.. holds imgs/ and metadata/*.npy: labels from the metadata) or a PNG
+// folder as write_pathfinder_folder writes it (dir/{train,val,test}/{0,1}/,
+// or dir/{0,1}/ split 80/10/10 by `seed`).  Images are read as 1 channel.
+Splits load_pathfinder_data(const std::string& dir, uint64_t seed = 0);
+
 // Generation speed on the calling thread alone (no OpenMP): n images of
 // alternating labels.  cpu_seconds is this thread's CPU time, which a busy
 // machine inflates less than the wall clock.

@@ -679,6 +679,8 @@ TEST_CASE("pathfinder lra layout: a generated tree is read with labels from its 
     CHECK(s.test.height == 32);
     CHECK(s.test.class_names == std::vector<std::string>{"0", "1"});
   }
+  // The task's one entry point tells the layouts apart.
+  CHECK(load_pathfinder_data(root + "/imgs").train.labels == std::vector<int32_t>(ds.labels.begin(), ds.labels.begin() + 24));
   // Read as an image folder, the batch numbers would become labels: refused.
   const std::string as_classes = error_of<DataError>([&] { load_image_folder(root + "/imgs", 1); });
   CHECK(contains(as_classes, "are LRA Pathfinder batches"));
@@ -688,6 +690,7 @@ TEST_CASE("pathfinder lra layout: a generated tree is read with labels from its 
   // A folder of numeric classes with no metadata beside it is an ordinary image folder.
   write_pathfinder_folder(pathfinder_data_preset("cut", "easy"), 20, 1, dir / "plain");
   CHECK(load_image_folder(dir / "plain", 1).train.size() == 16);
+  CHECK(load_pathfinder_data(dir / "plain").train.size() == 16);
   // A bad line names its file and line; a missing image names the line too.
   { std::ofstream(root + "/metadata/2.npy", std::ios::app) << "imgs/2 sample_7.png 7 3\n"; }
   CHECK(contains(error_of<DataError>([&] { load_lra_pathfinder(root); }), "metadata/2.npy:8: label '3'"));
