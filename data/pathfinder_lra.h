@@ -51,7 +51,8 @@
 //  - snakes2_wrapper.py sets use_single_paddles = False; single_paddles > 0
 //    adds snakes2's one-paddle clutter (its use_single_paddles = True path).
 //  - A scene that cannot be drawn after max_scene_tries is a DataError
-//    (snakes2 loops forever).
+//    (snakes2 loops forever).  The second seed must lie inside the image
+//    (snakes2 checks only its head and pivot; at LRA's sizes it always does).
 // Kept on purpose, because they are in LRA's data: the first target's last
 // paddle never enters the occupancy mask (distractors may touch it), the
 // second seed is not checked against the first, and targets are dimmer
