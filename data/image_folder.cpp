@@ -1,6 +1,7 @@
 // Image folders through stb_image (decode), stb_image_resize and
 // stb_image_write.  The stb implementations come from Debian's libstb (-lstb).
 #include "data/image_folder.h"
+#include "data/lra_pathfinder_layout.h"  // refuse_lra_pathfinder_as_image_folder
 
 #include <stb_image.h>
 #include <stb_image_resize.h>
@@ -85,6 +86,7 @@ Dataset load_classes_impl(const std::string& dir, int channels, int image_size,
   }
   if (!is_dir(dir)) throw DataError(std::string(who) + ": " + dir + ": no such directory, expected root/<class>/<images>");
   std::vector<std::string> classes = list_entries(dir, true, who);
+  refuse_lra_pathfinder_as_image_folder(dir, classes);  // its folders would be batch numbers, not labels
   if (classes.empty()) {
     throw DataError(std::string(who) + ": " + dir + ": no class folders, expected " + dir +
                     "/<class>/<image>.png|jpg|jpeg|bmp");

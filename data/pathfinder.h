@@ -14,10 +14,12 @@
 // the same ink and the same marker positions in law; only whether the break
 // lies on the marked path decides the label.
 //
-// This differs from Linsley's generator, which grows two snakes from nearby
-// seeds and marks the start of one and the end of the same or the other: we
-// measured that this lets the marker positions alone (a kNN on the four
-// marker coordinates) predict the label 60-79% of the time at 32x32.
+// This differs from Linsley's generator (data/pathfinder_lra.h, the "lra"
+// style and LRA's data), which grows two snakes from nearby seeds and marks
+// the start of one and the end of the same or the other: there the marker
+// positions alone carry part of the label (a 25-NN on the four marker
+// coordinates: 57% at 40K training images, data/pathfinder_baselines.h);
+// here every shortcut baseline stays at 50%.  This style is the control.
 //
 // Drawing.  Paths walk in Chebyshev-unit steps (one pixel along the major
 // axis per step, DDA style) in 16.16 fixed point, so a dash is exactly

@@ -1,7 +1,13 @@
-// Pathfinder: the label agrees with what the pixels say (markers found and
-// traced from the image alone) and with the generator's own record; classes
-// are balanced; neither ink nor marker positions give the label away; the
-// generator is deterministic; PNG folders read back through load_image_folder.
+// Pathfinder, both styles.  Cut (data/pathfinder.h): the label agrees with what
+// the pixels say (markers found and traced from the image alone) and with the
+// generator's record; classes are balanced; neither ink nor marker positions
+// give the label away; deterministic; PNG folders read back.  LRA (Linsley's
+// generator, data/pathfinder_lra.h): each target is one drawn curve, the
+// markers sit on its ends, one curve holds both exactly when the label is 1;
+// deterministic; the styles share no state.  Shortcut baselines: ~50% on the
+// cut style, a figure on LRA's, and they find shortcuts planted on purpose.
+// LRA's released layout: metadata refused line by line, a generated tree read
+// back, and the image-folder reader refuses that layout.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,12 +17,22 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <iterator>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <omp.h>
+
+#include <fstream>
+
+#include "autograd/tensor.h"
 #include "data/image_folder.h"
+#include "data/lra_pathfinder_layout.h"
 #include "data/pathfinder.h"
+#include "data/pathfinder_baselines.h"
+#include "data/pathfinder_style.h"
 #include "tests/util.h"
 
 using namespace az;
@@ -25,6 +41,7 @@ namespace {
 
 using az::test::error_of;
 using az::test::contains;
+using az::test::TempDir;
 
 // What the pixels alone say, knowing only the drawing rules: markers are the
 // only places with a full 3x3 block of ink; two ink pixels belong to one path
@@ -321,4 +338,365 @@ TEST_CASE("pathfinder: bad configurations are errors, never hangs") {
     REQUIRE(r.markers.size() == 2);
     CHECK(int(r.connected) == s.label);
   }
+}
+
+// ---- LRA style (Linsley's generator) -------------------------------------------------
+
+namespace {
+
+// Components of the pixels above 0, two pixels linked when within r (Chebyshev).
+std::vector<int> components(const std::vector<uint8_t>& px, int S, int r, int* count) {
+  std::vector<int> lab(px.size(), -1);
+  int n = 0;
+  for (int p = 0; p < S * S; ++p) {
+    if (!px[size_t(p)] || lab[size_t(p)] >= 0) continue;
+    std::vector<int> stack = {p};
+    lab[size_t(p)] = n;
+    while (!stack.empty()) {
+      const int q = stack.back();
+      stack.pop_back();
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          const int y = q / S + dy, x = q % S + dx;
+          if (y < 0 || x < 0 || y >= S || x >= S || !px[size_t(y) * S + x] || lab[size_t(y) * S + x] >= 0) continue;
+          lab[size_t(y) * S + x] = n;
+          stack.push_back(y * S + x);
+        }
+    }
+    ++n;
+  }
+  *count = n;
+  return lab;
+}
+
+std::vector<int32_t> tokens_of(const std::vector<uint8_t>& px) {
+  std::vector<int32_t> t(px.size());
+  for (size_t i = 0; i < px.size(); ++i) t[i] = int32_t(px[i]) + 1;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("pathfinder lra: one drawn curve holds both markers exactly when the label is 1") {
+  // A snake's dashes are 2 px paddles with ~2 px gaps: its own pixels form
+  // one component at link 3.  Two different snakes may come that close too
+  // (Pathfinder asks for contour continuity, not adjacency), so each target
+  // is traced on its own drawn layer; the layers are what the image holds.
+  for (const char* level : {"easy", "medium", "hard"}) {
+    INFO("level " << level);
+    const LraPathfinderConfig cfg = lra_pathfinder_preset(level);
+    const LraPathfinderGenerator gen(cfg);
+    const int S = cfg.image_size, n = 150;
+    int found = 0;
+    for (int i = 0; i < n; ++i) {
+      const LraPathfinderSample s = gen.sample(i % 2, 300 + uint64_t(i));
+      REQUIRE(s.label == i % 2);
+      // The image is exactly its layers.
+      bool same = true;
+      for (size_t p = 0; p < s.pixels.size(); ++p)
+        same = same && s.pixels[p] == std::max({s.target_ink[0][p], s.target_ink[1][p], s.distractor_ink[p], s.marker_ink[p]});
+      CHECK(same);
+      int curve_of[2] = {-1, -1};  // the target whose drawn curve holds each marker
+      for (int t = 0; t < 2; ++t) {
+        int count = 0;
+        const std::vector<int> lab = components(s.target_ink[size_t(t)], S, 3, &count);
+        CHECK(count == 1);  // one curve per target
+        CHECK(s.paddle_heads[size_t(t)].size() == size_t(cfg.contour_length - 1));
+        for (int k = 0; k < 2; ++k)
+          if (lab[size_t(s.marker[k])] >= 0 && s.marker_snake[k] == t) curve_of[k] = t;
+      }
+      // Each marker sits on ink of its target at one of its ends: the start
+      // (first paddle) for the origin, the last paddle's far end for the other.
+      REQUIRE(curve_of[0] >= 0);
+      REQUIRE(curve_of[1] >= 0);
+      CHECK(s.target_ink[size_t(curve_of[0])][size_t(s.marker[0])] > 0);
+      CHECK(s.marker[1] == s.paddle_heads[size_t(curve_of[1])].back());
+      CHECK((curve_of[0] == curve_of[1]) == (s.label == 1));
+      // Label 1: the whole image links the markers too (the curve is in it).
+      if (s.label == 1) {
+        int count = 0;
+        const std::vector<int> lab = components(s.pixels, S, 3, &count);
+        CHECK(lab[size_t(s.marker[0])] == lab[size_t(s.marker[1])]);
+      }
+      // The markers are the brightest round blobs: found from the pixels alone.
+      const MarkerPair m = find_markers(tokens_of(s.pixels), S, S);
+      std::vector<int> rec = {s.marker[0], s.marker[1]};
+      std::sort(rec.begin(), rec.end());
+      bool near = true;
+      for (int k = 0; k < 2; ++k) near = near && std::max(std::abs(m.y[k] - rec[size_t(k)] / S), std::abs(m.x[k] - rec[size_t(k)] % S)) <= 1;
+      found += near;
+      CHECK(*std::max_element(s.pixels.begin(), s.pixels.end()) == 255);  // scipy's bytescale
+    }
+    CHECK(found >= n * 95 / 100);
+  }
+}
+
+TEST_CASE("pathfinder lra: in law with snakes2.py's own images") {
+  // Reference: 400 images from drewlinsley/pathfinder snakes2.py (commit
+  // ab9c130) run with LRA's Pathfinder32 arguments under PIL 9.4 and numpy
+  // 1.24 (scipy.misc's 8-bit imresize/imsave and cv2.dilate reimplemented),
+  // read back through load_lra_pathfinder from its np.save metadata.  Per
+  // image: pixels at 0, at 1..50, at 204..255, and the marker distance found
+  // from the pixels; mean (standard error of the mean over the 400).
+  const double ref[4] = {561.73, 275.21, 16.79, 13.17}, ref_se[4] = {1.31, 1.04, 0.31, 0.25};
+  const Dataset ds = generate_pathfinder(PathfinderDataConfig(), 1000, 99);
+  double sum[4] = {0, 0, 0, 0}, sum2[4] = {0, 0, 0, 0};
+  for (const auto& q : ds.seqs) {
+    double f[4] = {0, 0, 0, find_markers(q, 32, 32).distance()};
+    for (int32_t t : q) f[0] += t == 1, f[1] += t > 1 && t <= 51, f[2] += t >= 205;
+    for (int k = 0; k < 4; ++k) sum[k] += f[k], sum2[k] += f[k] * f[k];
+  }
+  const double n = double(ds.size());
+  for (int k = 0; k < 4; ++k) {
+    const double mean = sum[k] / n, se = std::sqrt((sum2[k] / n - mean * mean) / n);
+    INFO("statistic " << k << ": ours " << mean << " +- " << se << ", snakes2.py " << ref[k] << " +- " << ref_se[k]);
+    CHECK(std::fabs(mean - ref[k]) < 4 * std::hypot(se, ref_se[k]));
+  }
+}
+
+TEST_CASE("pathfinder lra: LRA-32's arguments, balanced and deterministic splits") {
+  const LraPathfinderConfig cfg;
+  CHECK(cfg.image_size == 32);
+  CHECK(cfg.contour_length == 14);
+  CHECK(cfg.paddle_length == 2);
+  CHECK(cfg.seed_distance == 7);
+  const LraPathfinderGenerator gen(cfg);
+  int distractors = 0;
+  for (int i = 0; i < 100; ++i) distractors += gen.sample(0, uint64_t(i)).distractors_drawn;
+  CHECK(distractors > 100 * 4);  // 20 // (14 // 3) = 5 snakes, most of which fit
+  CHECK(distractors <= 100 * 5);
+  PathfinderDataConfig pc;  // the default style is LRA's
+  CHECK(pc.style == "lra");
+  Splits a = generate_pathfinder_splits(pc, 100, 5), b = generate_pathfinder_splits(pc, 100, 5);
+  CHECK(a.train.size() == 80);
+  CHECK(a.val.size() == 10);
+  CHECK(a.test.size() == 10);
+  CHECK(a.train.seqs == b.train.seqs);
+  CHECK(a.test.labels == b.test.labels);
+  CHECK(a.train.seqs[0] != a.val.seqs[0]);
+  CHECK(a.train.vocab_size == 257);
+  CHECK(a.train.class_names == std::vector<std::string>{"0", "1"});
+  CHECK(a.train.channels == 1);
+  int ones = 0;
+  for (int32_t y : a.train.labels) ones += y;
+  CHECK(ones == 40);
+  Splits c = generate_pathfinder_splits(pc, 100, 6);
+  CHECK(c.train.seqs != a.train.seqs);
+  // The same images on one thread as on several.
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  Dataset one = generate_pathfinder(pc, 40, 9);
+  omp_set_num_threads(std::max(2, threads));
+  Dataset many = generate_pathfinder(pc, 40, 9);
+  omp_set_num_threads(threads);
+  CHECK(one.seqs == many.seqs);
+  // Same seed, other label: the same scene, only the terminal marker moves.
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    const LraPathfinderSample s0 = gen.sample(0, seed), s1 = gen.sample(1, seed);
+    CHECK(s0.target_ink == s1.target_ink);
+    CHECK(s0.distractor_ink.size() == s1.distractor_ink.size());
+    CHECK(s0.marker[0] == s1.marker[0]);
+    CHECK(s0.marker[1] != s1.marker[1]);
+  }
+}
+
+TEST_CASE("pathfinder: the two styles share no state") {
+  PathfinderDataConfig cut = pathfinder_data_preset("cut", "hard"), lra = pathfinder_data_preset("lra", "hard");
+  const std::array<uint64_t, 4> rng_before = global_rng().state();
+  const Dataset cut_alone = generate_pathfinder(cut, 30, 4);
+  const Dataset lra_alone = generate_pathfinder(lra, 30, 4);
+  // Interleaved, in the other order, the images do not change.
+  const Dataset lra_again = generate_pathfinder(lra, 30, 4);
+  const Dataset cut_again = generate_pathfinder(cut, 30, 4);
+  CHECK(cut_alone.seqs == cut_again.seqs);
+  CHECK(lra_alone.seqs == lra_again.seqs);
+  CHECK(cut_alone.seqs != lra_alone.seqs);
+  CHECK(global_rng().state() == rng_before);  // neither draws from the global stream
+  // The cut style through the style API is exactly today's generator.
+  CHECK(cut_alone.seqs == generate_pathfinder(pathfinder_preset("hard"), 30, 4).seqs);
+  // A cut image holds only 0 and 255; an LRA image is anti-aliased grey.
+  std::set<int32_t> cut_values, lra_values;
+  for (const auto& q : cut_alone.seqs) cut_values.insert(q.begin(), q.end());
+  for (const auto& q : lra_alone.seqs) lra_values.insert(q.begin(), q.end());
+  CHECK(cut_values == std::set<int32_t>{1, 256});
+  CHECK(lra_values.size() > 50);
+  CHECK(contains(error_of<DataError>([&] { pathfinder_data_preset("snakes"); }), "style 'snakes', expected lra or cut"));
+  LraPathfinderConfig bad;
+  bad.paddle_thickness = 0.3;
+  CHECK(contains(error_of<DataError>([&] { validate(bad); }), "thickness does not break even"));
+  bad = LraPathfinderConfig();
+  bad.image_size = 12;
+  bad.max_scene_tries = 3;
+  bad.seed_distance = 6;
+  CHECK(contains(error_of<DataError>([&] { LraPathfinderGenerator(bad).sample(0, 1); }), "could not fit 2 snakes of 14 paddles in 12x12"));
+  const GenerationSpeed g = measure_pathfinder_generation(lra, 200);
+  MESSAGE(format_speed(lra, g));
+  CHECK(g.images == 200);
+  CHECK(g.cpu_seconds > 0);
+}
+
+TEST_CASE("pathfinder: LRA-style PNG folder written and read back") {
+  TempDir dir("az_pf_lra");
+  const PathfinderDataConfig pc;
+  write_pathfinder_folder(pc, 40, 3, dir.path);
+  Splits back = load_image_folder(dir.path, 1);
+  Splits want = generate_pathfinder_splits(pc, 40, 3);
+  REQUIRE(back.train.size() == want.train.size());
+  std::ifstream meta(dir / "pathfinder.txt");
+  std::string text((std::istreambuf_iterator<char>(meta)), std::istreambuf_iterator<char>());
+  CHECK(contains(text, "style lra"));
+  CHECK(contains(text, "contour_length 14"));
+  std::multiset<std::vector<int32_t>> g(back.train.seqs.begin(), back.train.seqs.end()), r(want.train.seqs.begin(), want.train.seqs.end());
+  CHECK(g == r);
+}
+
+// ---- shortcut baselines ----------------------------------------------------------------
+
+TEST_CASE("pathfinder: shortcut baselines are ~50% on the cut style, a figure on LRA's") {
+  auto row = [](const std::vector<ShortcutRow>& rows, const std::string& name) {
+    for (const ShortcutRow& r : rows)
+      if (r.name == name) return r.test_accuracy;
+    FAIL("no row " << name);
+    return 0.0;
+  };
+  const Splits cut = generate_pathfinder_splits(pathfinder_data_preset("cut"), 3000, 0, 2000, 8);
+  const std::vector<ShortcutRow> cut_rows = pathfinder_shortcut_baselines(cut);
+  MESSAGE("cut style:\n" << format_shortcut_rows(cut_rows));
+  REQUIRE(cut_rows.size() == 4);
+  for (const ShortcutRow& r : cut_rows) CHECK(std::fabs(r.test_accuracy - 0.5) < 0.04);
+  const Splits lra = generate_pathfinder_splits(pathfinder_data_preset("lra"), 3000, 0, 2000, 8);
+  const std::vector<ShortcutRow> lra_rows = pathfinder_shortcut_baselines(lra);
+  MESSAGE("lra style:\n" << format_shortcut_rows(lra_rows) << format_statistics(pathfinder_statistics(lra.train)));
+  CHECK(std::fabs(row(lra_rows, "majority") - 0.5) < 0.03);
+  CHECK(row(lra_rows, "marker kNN") > 0.40);
+  CHECK(row(lra_rows, "marker kNN") < 0.75);
+  // Planted shortcuts are found: relabel the cut images by marker distance,
+  // then by ink; the matching baseline must see it.
+  Splits planted = cut;
+  for (Dataset* d : {&planted.train, &planted.test})
+    for (size_t i = 0; i < d->size(); ++i) d->labels[i] = find_markers(d->seqs[i], 32, 32).distance() > 18.5;
+  const std::vector<ShortcutRow> by_distance = pathfinder_shortcut_baselines(planted);
+  CHECK(row(by_distance, "marker distance") > 0.97);
+  CHECK(row(by_distance, "marker kNN") > 0.85);
+  CHECK(row(by_distance, "ink") < 0.6);
+  planted = cut;
+  for (Dataset* d : {&planted.train, &planted.test})
+    for (size_t i = 0; i < d->size(); ++i) {
+      int64_t ink = 0;
+      for (int32_t t : d->seqs[i]) ink += t - 1;
+      d->labels[i] = ink > 24300;
+    }
+  CHECK(row(pathfinder_shortcut_baselines(planted), "ink") > 0.97);
+  Splits empty;
+  CHECK(contains(error_of<DataError>([&] { pathfinder_shortcut_baselines(empty); }), "train is empty"));
+}
+
+// ---- LRA's released layout -------------------------------------------------------------
+
+TEST_CASE("pathfinder lra layout: malformed metadata is refused in one line naming file:line") {
+  const std::string good = "imgs/0 sample_0.png 0 1 1.0 14 4 2 0.5 1 1\nimgs/0 sample_1.png 1 0 1.0 14 4 2 0.5 1 1\n";
+  const std::vector<LraMetaEntry> e = parse_lra_pathfinder_metadata(good, "m/0.npy");
+  REQUIRE(e.size() == 2);
+  CHECK(e[0].folder == "imgs/0");
+  CHECK(e[0].file == "sample_0.png");
+  CHECK(e[0].label == 1);  // field 3 (0-based), as LRA's int(m_example[3])
+  CHECK(e[1].index == 1);
+  CHECK(e[1].label == 0);
+  CHECK(parse_lra_pathfinder_metadata("imgs/3 sample_9.png 9 1", "m").size() == 1);  // no final newline: still read
+  const std::pair<std::string, std::string> cases[] = {
+      {"imgs/0 sample_0.png 0\n", "m:1: 3 fields, expected at least 4"},
+      {"imgs/0 sample_0.png 0 1\nimgs/0 sample_1.png 1 2\n", "m:2: label '2' (field 4), expected 0 or 1"},
+      {"imgs/0 sample_0.png 0 x\n", "m:1: label 'x'"},
+      {"imgs/0 sample_0.png -1 0\n", "m:1: index '-1', expected a non-negative integer"},
+      {"imgs/0 sample_0.jpg 0 0\n", "m:1: file 'sample_0.jpg', expected an image name"},
+      {"imgs/0 a/b.png 0 0\n", "m:1: file 'a/b.png'"},
+      {"/etc sample_0.png 0 0\n", "m:1: folder '/etc', expected a relative path"},
+      {"imgs/../../x sample_0.png 0 0\n", "m:1: folder 'imgs/../../x'"},
+      {"imgs/0 sample_0.png 0 1\n\nimgs/0 sample_1.png 1 1\n", "m:2: blank line"},
+      {"imgs/0 sample_0.png 0 1\x01\n", "m:1: control byte 1"},
+      {"", "m: no lines, expected one line per image"},
+      {std::string("\x93NUMPY\x01\x00\x10\x00", 10) + "{'descr': '<f8'}", "m: NumPy dtype '<f8', expected strings"},
+      {"\x93NUMPY\x09\x00", "m: truncated NumPy header"},
+  };
+  for (const auto& [bytes, want] : cases) {
+    const std::string got = error_of<DataError>([&] { parse_lra_pathfinder_metadata(bytes, "m"); });
+    INFO("input " << bytes << " -> " << got);
+    CHECK(contains(got, "pathfinder-lra: " + want));
+    CHECK(got.find('\n') == std::string::npos);
+  }
+  CHECK(contains(error_of<DataError>([&] { read_lra_pathfinder_metadata("/no/such/0.npy"); }), "/no/such/0.npy: cannot open"));
+}
+
+TEST_CASE("pathfinder lra layout: NumPy metadata as snakes2.py's np.save writes it") {
+  // A (2, 4) array of '<U12' strings, C order, format 1.0.
+  const std::vector<std::vector<std::string>> rows = {{"imgs/4", "sample_0.png", "0", "1"}, {"imgs/4", "sample_1.png", "1", "0"}};
+  std::string header = "{'descr': '<U12', 'fortran_order': False, 'shape': (2, 4), }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+  npy += char(header.size() & 255), npy += char(header.size() >> 8);
+  npy += header;
+  for (const auto& r : rows)
+    for (const std::string& f : r)
+      for (size_t k = 0; k < 12; ++k) {
+        const char c = k < f.size() ? f[k] : 0;
+        npy += c, npy += '\0', npy += '\0', npy += '\0';
+      }
+  const std::vector<LraMetaEntry> e = parse_lra_pathfinder_metadata(npy, "m.npy");
+  REQUIRE(e.size() == 2);
+  CHECK(e[0].folder == "imgs/4");
+  CHECK(e[1].file == "sample_1.png");
+  CHECK(e[0].label == 1);
+  CHECK(e[1].label == 0);
+  CHECK(contains(error_of<DataError>([&] { parse_lra_pathfinder_metadata(npy.substr(0, npy.size() - 10), "m.npy"); }),
+                 "m.npy: NumPy data of"));
+  std::string bad_label = npy;
+  bad_label[bad_label.size() - 4 * 12] = '7';  // row 2's label
+  CHECK(contains(error_of<DataError>([&] { parse_lra_pathfinder_metadata(bad_label, "m.npy"); }), "m.npy: row 2: label '7'"));
+}
+
+TEST_CASE("pathfinder lra layout: a generated tree is read with labels from its metadata") {
+  TempDir dir("az_pf_layout");
+  const std::string root = dir / "curv_contour_length_14";
+  const Dataset ds = generate_pathfinder(PathfinderDataConfig(), 30, 12);
+  write_lra_pathfinder_layout(ds, root, 7);  // batches 0..4, the last one short
+  CHECK(std::filesystem::exists(root + "/imgs/4/sample_1.png"));
+  CHECK(std::filesystem::exists(root + "/metadata/4.npy"));
+  CHECK(is_lra_pathfinder_root(root));
+  for (const std::string& where : {root, root + "/imgs", root + "/"}) {
+    const Splits s = load_lra_pathfinder(where);
+    CHECK(s.train.size() == 24);  // LRA's [:80%], [80%:90%], [90%:]
+    CHECK(s.val.size() == 3);
+    CHECK(s.test.size() == 3);
+    std::vector<std::vector<int32_t>> seqs = s.train.seqs;
+    std::vector<int32_t> labels = s.train.labels;
+    for (const Dataset* d : {&s.val, &s.test}) {
+      seqs.insert(seqs.end(), d->seqs.begin(), d->seqs.end());
+      labels.insert(labels.end(), d->labels.begin(), d->labels.end());
+    }
+    CHECK(seqs == ds.seqs);  // batch order 0..4, line order within
+    CHECK(labels == ds.labels);
+    CHECK(s.test.height == 32);
+    CHECK(s.test.class_names == std::vector<std::string>{"0", "1"});
+  }
+  // The task's one entry point tells the layouts apart.
+  CHECK(load_pathfinder_data(root + "/imgs").train.labels == std::vector<int32_t>(ds.labels.begin(), ds.labels.begin() + 24));
+  // Read as an image folder, the batch numbers would become labels: refused.
+  const std::string as_classes = error_of<DataError>([&] { load_image_folder(root + "/imgs", 1); });
+  CHECK(contains(as_classes, "are LRA Pathfinder batches"));
+  CHECK(contains(as_classes, "--data " + root + "/imgs"));
+  CHECK(contains(error_of<DataError>([&] { load_image_folder(root, 1); }), "is LRA's Pathfinder layout"));
+  CHECK(contains(error_of<DataError>([&] { load_image_folder(dir.path, 1); }), "its folder curv_contour_length_14 is LRA's Pathfinder layout"));
+  // A folder of numeric classes with no metadata beside it is an ordinary image folder.
+  write_pathfinder_folder(pathfinder_data_preset("cut", "easy"), 20, 1, dir / "plain");
+  CHECK(load_image_folder(dir / "plain", 1).train.size() == 16);
+  CHECK(load_pathfinder_data(dir / "plain").train.size() == 16);
+  // A bad line names its file and line; a missing image names the line too.
+  { std::ofstream(root + "/metadata/2.npy", std::ios::app) << "imgs/2 sample_7.png 7 3\n"; }
+  CHECK(contains(error_of<DataError>([&] { load_lra_pathfinder(root); }), "metadata/2.npy:8: label '3'"));
+  { std::ofstream(root + "/metadata/2.npy") << "imgs/2 sample_0.png 0 1\nimgs/2 sample_99.png 99 0\n"; }
+  const std::string missing = error_of<DataError>([&] { load_lra_pathfinder(root); });
+  CHECK(contains(missing, "metadata/2.npy:2: image"));
+  CHECK(contains(missing, "sample_99.png"));
+  CHECK(contains(error_of<DataError>([&] { load_lra_pathfinder(dir.path); }), "expected LRA's layout"));
 }
