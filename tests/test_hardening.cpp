@@ -30,6 +30,8 @@
 #include "tests/fuzz/fuzz_idx.cpp"
 #include "tests/fuzz/fuzz_image.cpp"
 #include "tests/fuzz/fuzz_listops.cpp"
+#include "tests/fuzz/fuzz_pathfinder_meta.cpp"
+#include "tests/fuzz/fuzz_safetensors.cpp"
 #include "tests/fuzz/fuzz_tar.cpp"
 #include "tests/fuzz/fuzz_text.cpp"
 #include "data/image_folder.h"
@@ -131,7 +133,8 @@ TEST_CASE("every saved fuzz input (seed corpus and regressions) is refused or re
   fs::path root = fs::path(__FILE__).parent_path() / "fuzz";
   std::map<std::string, int (*)(const uint8_t*, size_t)> targets = {
       {"checkpoint", fuzz_checkpoint::one}, {"idx", fuzz_idx::one},   {"image", fuzz_image::one},
-      {"listops", fuzz_listops::one},       {"tar", fuzz_tar::one},   {"text", fuzz_text::one}};
+      {"listops", fuzz_listops::one},       {"tar", fuzz_tar::one},   {"text", fuzz_text::one},
+      {"pathfinder_meta", fuzz_pathfinder_meta::one},               {"safetensors", fuzz_safetensors::one}};
   size_t replayed = 0;
   for (const char* kind : {"corpus", "regressions"})
     for (auto& [name, one] : targets) {
@@ -490,8 +493,10 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"data pathfinder --out " + dir / "pf" + " --size 1e12", "image_size 2.14748e+09, expected 8..1024"},
       {"data pathfinder --out " + dir / "pf" + " --size 4294967328", "image_size 2.14748e+09, expected 8..1024"},
       {"data pathfinder --out " + dir / "pf" + " --size 0", "image_size 0, expected 8..1024"},
-      {"data pathfinder --out " + dir / "pf" + " --difficulty -1", "path_segments -1, expected 3..1000"},
-      {"data pathfinder --out " + dir / "pf" + " --difficulty 1e9", "path_segments 1e+09, expected 3..1000"},
+      {"data pathfinder --out " + dir / "pf" + " --difficulty -1", "contour_length -1, expected 1..1000"},
+      {"data pathfinder --style cut --out " + dir / "pf" + " --difficulty -1", "path_segments -1, expected 3..1000"},
+      {"data pathfinder --out " + dir / "pf" + " --difficulty 1e9", "contour_length 1e+09, expected 1..1000"},
+      {"data pathfinder --out " + dir / "pf" + " --style round", "--style must be lra or cut, got 'round'"},
       {"data pathfinder --n 10", "--out DIR is required"},
       {"data listops --out " + dir / "lo" + " --preset x", "--preset must be lra (or omitted), got 'x'"},
       {"data listops --out " + dir / "lo" + " --seed abc", "--seed expects a number, got 'abc'"},

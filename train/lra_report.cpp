@@ -143,6 +143,23 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   }
   bool chance_known = chance.size() == s.tasks.size();
   md << " " << (chance_known ? fmt("%.1f", chance_sum / double(s.tasks.size())) : "—") << " |\n";
+  // Baselines a task's data set came with (DIR/data/TASK/baselines.jsonl: the
+  // shortcut baselines of Pathfinder, the bag-of-bytes of Retrieval), one row each.
+  std::vector<std::string> baseline_names;
+  std::map<std::pair<std::string, std::string>, double> baseline;
+  for (auto& t : s.tasks)
+    for (const JsonObject& b : read_jsonl(s.dir + "/data/" + t + "/baselines.jsonl")) {
+      std::string name = json_text(b, "name");
+      if (std::find(baseline_names.begin(), baseline_names.end(), name) == baseline_names.end())
+        baseline_names.push_back(name);
+      baseline[{name, t}] = 100 * json_number(b, "test_acc", 0);
+    }
+  for (auto& name : baseline_names) {
+    if (name == "majority") continue;  // the chance row above
+    md << "| baseline: " << md_cell(name) << " | |";
+    for (auto& t : s.tasks) md << " " << (baseline.count({name, t}) ? fmt("%.1f", baseline[{name, t}]) : "") << " |";
+    md << " |\n";
+  }
   for (auto& m : order) {
     md << "| **" << m << "** | " << attention_info(m).family << " |";
     double sum = 0;

@@ -256,17 +256,26 @@ Tensor SequenceClassifier::forward(const Batch& b) {
     if (cls_.defined()) h = narrow(h, 1, 1, h.size(1) - 1);
     return head_->forward(h);
   }
-  Tensor u = pool(h, key_pad);
-  if (cfg_.head != "pair") return head_->forward(u);
+  if (cfg_.head == "pair") return head_->forward(gelu(pair_hidden_->forward(pair_features(b, h, key_pad))));
+  return head_->forward(pool(h, key_pad));
+}
+
+Tensor SequenceClassifier::pair_features(const Batch& b) {
+  Tensor key_pad;
+  Tensor h = encode(b, &key_pad);
+  return pair_features(b, h, key_pad);
+}
+
+Tensor SequenceClassifier::pair_features(const Batch& b, const Tensor& h, const Tensor& key_pad) {
   if (b.N2 <= 0 || int64_t(b.tokens2.size()) != int64_t(b.B) * b.N2)
     fail("the pair head needs a second sequence in every batch (tokens2 [B,N2]), got " +
          std::to_string(b.tokens2.size()) + " tokens");
+  Tensor u = pool(h, key_pad);
   Batch second;  // the second documents, through the same encoder
   second.B = b.B, second.N = b.N2, second.tokens = b.tokens2, second.pad_mask = b.pad_mask2;
   Tensor pad2;
   Tensor v = pool(encode(second, &pad2), pad2);
-  Tensor features = concat({u, v, mul(u, v), sub(u, v)}, 1);  // [B,4D]
-  return head_->forward(gelu(pair_hidden_->forward(features)));
+  return concat({u, v, mul(u, v), sub(u, v)}, 1);  // [B,4D]
 }
 
 }  // namespace az

@@ -78,10 +78,13 @@ class SequenceClassifier : public Module {
   Tensor encode(const Batch& b, Tensor* key_pad);
   // h [B,N,D] -> [B,D]: the CLS position, or the mean over non-padding positions.
   Tensor pool(const Tensor& h, const Tensor& key_pad);
+  // Pair head: [u, v, u*v, u-v] [B,4D] for the batch's two sequences (one shared encoder).
+  Tensor pair_features(const Batch& b);
   const ModelConfig& config() const { return cfg_; }
   std::vector<std::shared_ptr<Block>> blocks;
 
  private:
+  Tensor pair_features(const Batch& b, const Tensor& h, const Tensor& key_pad);
   ModelConfig cfg_;
   std::shared_ptr<Embedding> tok_;
   std::shared_ptr<Linear> patch_;

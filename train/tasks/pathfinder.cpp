@@ -1,14 +1,21 @@
 // Task `pathfinder`: LRA's long-range spatial task (Linsley et al. 2018):
 // are the two markers on one dashed path?  32x32 = 1024 pixel tokens, 2
-// classes.  Generated from the seed (data/pathfinder.h), or read with --data
-// from a folder of PNGs.
+// classes.  Generated from the seed in one of two styles (data/pathfinder_style.h):
+// `lra`, Linsley's snakes2.py with LRA's Pathfinder-32 arguments (the default:
+// LRA's data in law, its marker-position shortcut included), or `cut`, our
+// shortcut-free control.  --data reads LRA's released layout (imgs/ with
+// metadata/*.npy labels) or a folder of PNGs.  Every run prints the shortcut
+// baselines (majority, ink, marker distance, marker kNN) of its data, so a
+// model's accuracy can be read against what marker positions alone explain.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
-#include "data/image_folder.h"
-#include "data/pathfinder.h"
+#include "data/lra_pathfinder_layout.h"
+#include "data/pathfinder_baselines.h"
+#include "data/pathfinder_style.h"
 #include "train/cli.h"
 #include "train/tasks.h"
 
@@ -17,62 +24,109 @@ namespace {
 
 int64_t side_of(const LraData& d) { return int64_t(std::lround(std::sqrt(double(d.seq_len)))); }
 
-PathfinderConfig config_of(int64_t dashes, int64_t side) {
-  PathfinderConfig pc = pathfinder_preset("hard");
-  pc.path_segments = int(dashes);
-  if (side) pc.image_size = int(side);
-  return pc;
+PathfinderDataConfig config_of(const std::string& style, int64_t dashes, int64_t side) {
+  PathfinderDataConfig c = pathfinder_data_preset(style, "hard");
+  if (style == "lra") {
+    c.lra.contour_length = int(dashes);
+    if (side) c.lra.image_size = int(side);
+  } else {
+    c.cut.path_segments = int(dashes);
+    if (side) c.cut.image_size = int(side);
+  }
+  return c;
+}
+
+void print_baselines(const Splits& s) {
+  if (s.test.size() == 0) return;
+  std::fprintf(stderr, "pathfinder: shortcut baselines on this data (fit on train, test accuracy):\n%s",
+               format_shortcut_rows(pathfinder_shortcut_baselines(s)).c_str());
+}
+
+TaskData load(const TaskContext& c) {
+  Splits s;
+  if (!c.data.empty()) {
+    s = load_pathfinder_data(c.data, 1);
+  } else {
+    int64_t n = c.integer("n");
+    s = generate_pathfinder_splits(config_of(c.str("style"), c.integer("difficulty"), 0), n > 0 ? n : 20000, 1);
+  }
+  TaskData t = image_task(std::move(s), c);  // checks the view first
+  if (c.integer("baselines")) print_baselines(t.splits);
+  return t;
 }
 
 int data_command(const std::vector<std::string>& args) {
-  Flags f("data pathfinder", args, {"out", "n", "difficulty", "size", "seed"}, {});
-  if (!f.has("out")) fail("data pathfinder: --out DIR is required");
-  PathfinderConfig c = pathfinder_preset("hard");
+  Flags f("data pathfinder", args, {"out", "n", "difficulty", "size", "seed", "style", "layout"}, {"speed"});
+  std::string style = f.str("style", "lra"), layout = f.str("layout", "folder");
+  if (style != "lra" && style != "cut") fail("data pathfinder: --style must be lra or cut, got '" + style + "'");
+  if (layout != "folder" && layout != "lra") fail("data pathfinder: --layout must be folder or lra, got '" + layout + "'");
+  PathfinderDataConfig c = pathfinder_data_preset(style, "hard");
   // clamped into int so that no value wraps into the valid range; validate() names it
-  c.path_segments = int(std::clamp<int64_t>(f.integer("difficulty", c.path_segments), -1, INT32_MAX));
-  c.image_size = int(std::clamp<int64_t>(f.integer("size", c.image_size), -1, INT32_MAX));
+  int dashes = int(std::clamp<int64_t>(f.integer("difficulty", 14), -1, INT32_MAX));
+  int size = int(std::clamp<int64_t>(f.integer("size", 32), -1, INT32_MAX));
+  if (style == "lra") c.lra.contour_length = dashes, c.lra.image_size = size;
+  else c.cut.path_segments = dashes, c.cut.image_size = size;
+  validate(c);
+  if (f.on("speed")) {  // generation speed on one thread
+    std::printf("%s\n", format_speed(c, measure_pathfinder_generation(c, f.integer("n", 10000))).c_str());
+    return 0;
+  }
+  if (!f.has("out")) fail("data pathfinder: --out DIR is required");
   int64_t n = f.integer("n", 2000);
   if (n < 10 || n > kMaxGenerated)
     fail("data pathfinder: --n must be in 10.." + std::to_string(kMaxGenerated) + ", got " + std::to_string(n));
-  write_pathfinder_folder(c, int(n), uint64_t(f.integer("seed", 1)), f.str("out", ""));
-  std::printf("wrote %lld pathfinder images to %s\n", (long long)n, f.str("out", "").c_str());
+  uint64_t seed = uint64_t(f.integer("seed", 1));
+  if (layout == "lra") write_lra_pathfinder_layout(generate_pathfinder(c, n, seed), f.str("out", ""), 1000);
+  else write_pathfinder_folder(c, n, seed, f.str("out", ""));
+  std::printf("wrote %lld %s-style pathfinder images (%s layout) to %s\n", (long long)n, style.c_str(), layout.c_str(),
+              f.str("out", "").c_str());
   return 0;
+}
+
+LraData data(int64_t len, int64_t tr, int64_t va, int64_t te, const char* style, const char* dashes) {
+  return {len, tr, va, te, {{"style", style}, {"dashes", dashes}}};
 }
 
 TaskInfo info() {
   TaskInfo i;
   i.name = "pathfinder";
   i.summary = "Pathfinder-32: are the two markers on one dashed path? 1024 pixel tokens, 2 classes";
-  i.options = {int_option("n", 0, 0, kMaxGenerated, "images generated, split 80/10/10 (0: 20000)"),
-               int_option("difficulty", 14, 3, 40, "dashes per path (6 easy, 9 medium, 14 hard: LRA's)")};
+  i.options = {text_option("style", "lra", {"lra", "cut"}, "lra: Linsley's generator as LRA ran it; cut: the shortcut-free control"),
+               int_option("n", 0, 0, kMaxGenerated, "images generated, split 80/10/10 (0: 20000)"),
+               int_option("difficulty", 14, 3, 40, "dashes per path (6 easy, 9 medium, 14 hard: LRA's)"),
+               int_option("baselines", 1, 0, 1, "print the shortcut baselines of the data")};
   for (auto& o : image_view_options()) i.options.push_back(o);
-  i.load = [](const TaskContext& c) {
-    if (!c.data.empty()) return image_task(load_image_folder(c.data, 1, 0, 0.1, 0.1, 1), c);
-    int64_t n = c.integer("n");
-    return image_task(generate_pathfinder_splits(config_of(c.integer("difficulty"), 0), int(n > 0 ? n : 20000), 1), c);
-  };
+  i.load = load;
   i.default_steps = [](const TaskContext& c) -> int64_t { return c.str("input") == "pixels" ? 500 : 2000; };
   i.data_name = "pathfinder";
-  i.data_help = "attnzoo data pathfinder --out DIR [--n N] [--difficulty K] [--size S] [--seed S]   PNGs in class folders\n";
+  i.data_help =
+      "attnzoo data pathfinder --out DIR [--style lra|cut] [--layout folder|lra] [--n N] [--difficulty K] [--size S]\n"
+      "                        [--seed S]   PNGs in class folders, or LRA's released layout (imgs/, metadata/)\n"
+      "attnzoo data pathfinder --speed [--style lra|cut] [--n N]   images generated per second on one thread\n";
   i.data_command = data_command;
   i.lra.title = "Pathfinder";
   i.lra.order = 5;
-  //                    data: len  train  val  test  dashes               dim h  L  ffn  steps batch warm eval  lr
-  i.lra.rows["quick"] = {{1024, 1000, 200, 200, {{"dashes", "14"}}}, 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
-  i.lra.rows["mini"] = {{1024, 16000, 500, 1000, {{"dashes", "14"}}}, 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
-  i.lra.rows["full"] = {{1024, 80000, 2000, 2000, {{"dashes", "14"}}}, 32, 4, 2, 64, 1000, 32, 100, 250, 1e-3};
-  i.lra.rows["tiny"] = {{256, 40, 10, 10, {{"dashes", "3"}}}, 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
+  //                    data: len   train  val   test  style  dashes    dim h  L  ffn  steps batch warm eval  lr
+  i.lra.rows["quick"] = {data(1024, 1000, 200, 200, "lra", "14"), 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
+  i.lra.rows["mini"] = {data(1024, 16000, 500, 1000, "lra", "14"), 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
+  i.lra.rows["full"] = {data(1024, 80000, 2000, 2000, "lra", "14"), 32, 4, 2, 64, 1000, 32, 100, 250, 1e-3};
+  i.lra.rows["tiny"] = {data(256, 40, 10, 10, "cut", "3"), 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
   i.lra.describe = [](const LraData& d) {
     std::string side = std::to_string(side_of(d));
-    return "Pathfinder " + side + "x" + side + ", " + d.extra.at("dashes") + " dashes per path, " +
-           std::to_string(d.n_train) + "/" + std::to_string(d.n_val) + "/" + std::to_string(d.n_test) + " images, seed 1";
+    return "Pathfinder " + side + "x" + side + ", " + d.extra.at("style") + " style, " + d.extra.at("dashes") +
+           " dashes per path, " + std::to_string(d.n_train) + "/" + std::to_string(d.n_val) + "/" +
+           std::to_string(d.n_test) + " images, seed 1";
   };
   i.lra.prepare = [](const LraData& d, const std::string& dir) {
-    PathfinderConfig pc = config_of(std::stoi(d.extra.at("dashes")), side_of(d));
-    write_image_splits(generate_pathfinder_splits(pc, int(d.n_train), int(d.n_val), int(d.n_test), 1), dir);
+    PathfinderDataConfig pc = config_of(d.extra.at("style"), std::stoi(d.extra.at("dashes")), side_of(d));
+    Splits s = generate_pathfinder_splits(pc, d.n_train, d.n_val, d.n_test, 1);
+    write_image_splits(s, dir);
+    std::ofstream out(dir + "/baselines.jsonl");  // the shortcut rows of the LRA table
+    for (auto& r : pathfinder_shortcut_baselines(s))
+      out << "{\"name\": \"" << r.name << "\", \"test_acc\": " << r.test_accuracy << "}\n";
   };
   i.lra.train_args = [](const LraData&, const std::string& dir) {
-    return std::vector<std::string>{"--task", "pathfinder", "--data", dir};
+    return std::vector<std::string>{"--task", "pathfinder", "--data", dir, "--baselines", "0"};
   };
   return i;
 }

@@ -1,0 +1,296 @@
+// The task registry: a task defined only in this file appears in `train
+// --help`, trains, evaluates and runs in a tiny LRA sweep; the pair and
+// per-position heads are gradient-checked, ignore padding and learn a tiny
+// task; the bad inputs of the registry issue get one-line errors.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "autograd/gradcheck.h"
+#include "data/listops.h"
+#include "train/lra.h"
+#include "train/tasks.h"
+#include "train/trainer.h"
+#include "tests/util.h"
+
+using namespace az;
+namespace fs = std::filesystem;
+using az::test::contains;
+using az::test::error_of;
+using az::test::TempDir;
+
+namespace {
+
+// ---- a task that exists only in this test binary -------------------------------------------
+// "testcount": tokens 1..4, label 1 when token 1 occurs more often than token 2.
+Dataset count_data(int n, uint64_t seed) {
+  Dataset d;
+  d.vocab_size = 5, d.num_classes = 2, d.class_names = {"fewer", "more"};
+  Rng r(seed);
+  while (int(d.size()) < n) {
+    std::vector<int32_t> s(size_t(6 + r.randint(10)));
+    int ones = 0, twos = 0;
+    for (auto& t : s) t = int32_t(1 + r.randint(4)), ones += t == 1, twos += t == 2;
+    if (ones == twos) continue;
+    d.seqs.push_back(s), d.labels.push_back(ones > twos);
+  }
+  return d;
+}
+
+TaskInfo count_task() {
+  TaskInfo i;
+  i.name = "testcount";
+  i.summary = "test-only: more 1s than 2s?";
+  i.options = {int_option("examples", 400, 10, 100000, "training examples")};
+  i.load = [](const TaskContext& c) {
+    TaskData t;
+    t.splits.train = count_data(int(c.integer("examples")), 1);
+    t.splits.val = count_data(100, 2), t.splits.test = count_data(100, 3);
+    t.max_len = c.seq_len ? c.seq_len : 16;
+    return t;
+  };
+  i.lra.title = "Count";
+  i.lra.order = 50;
+  i.lra.rows["tiny"] = {{16, 0, 0, 0, {}}, 16, 2, 1, 16, 60, 16, 5, 20, 3e-3};
+  i.lra.describe = [](const LraData&) { return std::string("generated counts, seed 1"); };
+  i.lra.prepare = [](const LraData&, const std::string&) {};
+  i.lra.train_args = [](const LraData&, const std::string&) { return std::vector<std::string>{"--task", "testcount"}; };
+  return i;
+}
+RegisterTask reg_count(count_task());
+
+// This binary as the attnzoo program (tests/doctest_main.cpp): returns the exit status, stdout+stderr in *out.
+int run_self(const std::string& args, std::string* out) {
+  std::string cmd = "AZ_TEST_AS_CLI=1 OMP_NUM_THREADS=1 /proc/" + std::to_string(getpid()) + "/exe " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  out->clear();
+  while (fgets(buf, sizeof buf, p)) *out += buf;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+ModelConfig small_model(const std::string& head) {
+  ModelConfig m;
+  m.dim = 8, m.heads = 2, m.layers = 1, m.ffn = 8, m.max_len = 8, m.vocab = 6, m.num_classes = 3;
+  m.dropout = 0, m.head = head;
+  return m;
+}
+
+// Well-conditioned parameters for central differences (see test_train.cpp).
+std::vector<Tensor> condition(SequenceClassifier& model) {
+  std::vector<Tensor> params;
+  Rng init(11);
+  for (auto& p : model.named_parameters()) {
+    bool gain = p.name.find("gamma") != std::string::npos;
+    for (int64_t i = 0; i < p.tensor.numel(); ++i) p.tensor.data()[i] = (gain ? 1.0f : 0.0f) + 0.5f * (init.uniform() - 0.5f);
+    params.push_back(p.tensor);
+  }
+  return params;
+}
+
+Batch pair_batch() {
+  Batch b;
+  b.B = 2, b.N = 5, b.N2 = 4;
+  b.tokens = {1, 2, 3, 4, 5, 2, 2, 3, 0, 0};
+  b.pad_mask = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1};
+  b.tokens2 = {3, 1, 0, 0, 5, 4, 3, 2};
+  b.pad_mask2 = {0, 0, 1, 1, 0, 0, 0, 0};
+  b.labels = {0, 2};
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a task defined only in the tests is listed, trains, evaluates and runs in a tiny LRA sweep") {
+  TempDir dir("az_tasks");
+  std::string out;
+  REQUIRE(run_self("train --help", &out) == 0);
+  CHECK(contains(out, "testcount: test-only: more 1s than 2s? [sequence head, accuracy]"));
+  CHECK(contains(out, "--examples N"));
+  CHECK(run_self("train --task testcount --examples 5", &out) == 2);  // its own option's range
+  CHECK(contains(out, "--examples must be in 10..100000, got 5"));
+
+  TrainConfig t;
+  t.task = "testcount", t.steps = 150, t.batch = 16, t.lr = 3e-3f, t.warmup = 10, t.eval_every = 50, t.out = dir / "run";
+  ModelConfig m;
+  m.dim = 16, m.heads = 2, m.layers = 1, m.ffn = 16, m.dropout = 0;
+  RunOptions quiet;
+  quiet.quiet = true;
+  RunResult r = Trainer(t, m, quiet).run();
+  CHECK(r.test_accuracy > 0.8);  // a mean of embeddings decides it
+  EvalResult e = evaluate_checkpoint(dir / "run/best.ckpt", "test", "");
+  CHECK(e.examples == 100);
+  CHECK(e.accuracy == doctest::Approx(r.test_accuracy));
+
+  REQUIRE_MESSAGE(run_self("lra --preset tiny --models full --tasks testcount --no-bench --threads 1 --out " + dir / "lra", &out) == 0, out);
+  auto rows = read_jsonl(dir / "lra/results.jsonl");
+  REQUIRE(rows.size() == 1);
+  CHECK(json_text(rows[0], "id") == "testcount-full");
+  CHECK(json_text(rows[0], "status") == "ok");
+  CHECK(json_number(rows[0], "test_acc", 0) > 0.5);
+  std::ifstream md(dir / "lra/results.md");
+  std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  CHECK(contains(text, "| Count |"));
+}
+
+TEST_CASE("the pair head: gradients checked, padding of either sequence ignored, one shared encoder") {
+  global_rng().seed_with(3);
+  SequenceClassifier model(small_model("pair"));
+  std::vector<Tensor> params = condition(model);
+  for (auto& p : model.named_parameters()) CHECK(p.name.find("embed") == p.name.rfind("embed"));
+  Batch b = pair_batch();
+  GradcheckResult g = gradcheck([&](auto&) { return model.forward(b); }, params, 1e-2, 3e-3, 3e-2);
+  INFO(g.worst);
+  CHECK(g.ok);
+  // padding tokens of either sequence do not change the logits
+  Tensor l1 = model.forward(b);
+  Batch c = b;
+  c.tokens[8] = 4, c.tokens2[2] = 5;
+  Tensor l2 = model.forward(c);
+  for (int64_t i = 0; i < l1.numel(); ++i) CHECK(l1.data()[i] == doctest::Approx(l2.data()[i]).epsilon(1e-5));
+  // the towers share weights: swapping the documents swaps u and v, keeps u*v, negates u-v
+  Batch s = b;
+  std::swap(s.N, s.N2), std::swap(s.tokens, s.tokens2), std::swap(s.pad_mask, s.pad_mask2);
+  Tensor f = model.pair_features(b), fs_ = model.pair_features(s);
+  int64_t D = 8;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < D; ++j) {
+      const float* x = f.data() + i * 4 * D;
+      const float* y = fs_.data() + i * 4 * D;
+      CHECK(x[j] == doctest::Approx(y[D + j]).epsilon(1e-5));          // u == v'
+      CHECK(x[2 * D + j] == doctest::Approx(y[2 * D + j]).epsilon(1e-5));  // u*v == u'*v'
+      CHECK(x[3 * D + j] == doctest::Approx(-y[3 * D + j]).epsilon(1e-5));  // u-v == -(u'-v')
+    }
+}
+
+TEST_CASE("the token head: gradients checked, padding and untargeted positions ignored") {
+  global_rng().seed_with(4);
+  SequenceClassifier model(small_model("token"));
+  std::vector<Tensor> params = condition(model);
+  Batch b = pair_batch();
+  b.targets = {0, 1, 2, 0, 1, 2, 2, kIgnoreTarget, kIgnoreTarget, kIgnoreTarget};
+  Tensor logits = model.forward(b);
+  CHECK(logits.shape() == Shape{2, 5, 3});
+  GradcheckResult g = gradcheck([&](auto&) { return loss_of(model.forward(b), b); }, params, 1e-2, 3e-3, 3e-2);
+  INFO(g.worst);
+  CHECK(g.ok);
+  // a target at padding or none: changing it (or the padding token) changes neither loss nor accuracy
+  Batch c = b;
+  c.tokens[9] = 5, c.targets[9] = kIgnoreTarget;
+  CHECK(loss_of(model.forward(b), b).item() == doctest::Approx(loss_of(model.forward(c), c).item()).epsilon(1e-6));
+  auto [right, counted] = correct_of(model.forward(b), b);
+  CHECK(counted == 7);
+  CHECK(right >= 0);
+}
+
+TEST_CASE("the pair and token heads each learn a tiny task") {
+  // pair: more 1s in the first sequence than in the second? token: each token's value mod 3
+  for (const char* head : {"pair", "token"}) {
+    CAPTURE(head);
+    global_rng().seed_with(5);
+    Dataset d;
+    d.vocab_size = 5, d.num_classes = std::string(head) == "pair" ? 2 : 3;
+    Rng r(9);
+    while (d.size() < 256) {
+      std::vector<int32_t> a(size_t(4 + r.randint(6))), b(size_t(4 + r.randint(6)));
+      int ca = 0, cb = 0;
+      for (auto& t : a) t = int32_t(1 + r.randint(4)), ca += t == 1;
+      for (auto& t : b) t = int32_t(1 + r.randint(4)), cb += t == 1;
+      if (ca == cb) continue;
+      d.seqs.push_back(a), d.labels.push_back(ca > cb);
+      if (std::string(head) == "pair") d.seqs2.push_back(b);
+      else {
+        std::vector<int32_t> tg(a.size());
+        for (size_t k = 0; k < a.size(); ++k) tg[k] = a[k] % 3;
+        d.targets.push_back(tg);
+        d.labels.back() = 0;
+      }
+    }
+    ModelConfig m = small_model(head);
+    m.dim = 16, m.ffn = 32, m.max_len = 16, m.num_classes = d.num_classes;
+    SequenceClassifier model(m);
+    Adam opt(model.named_parameters(), 0.9f, 0.98f, 1e-9f, 0.0f, true);
+    BatchOptions o;
+    o.batch = 32, o.max_len = 16;
+    Batcher batches(d, o, 7);
+    for (int step = 0; step < 300; ++step) {
+      Batch b = batches.next();
+      Tensor loss = loss_of(model.forward(b), b);
+      opt.zero_grad();
+      loss.backward();
+      opt.step(5e-3f);
+    }
+    model.eval();
+    NoGradGuard ng;
+    int64_t right = 0, total = 0;
+    for (const Batch& b : eval_batches(d, o)) {
+      auto [c, n] = correct_of(model.forward(b), b);
+      right += c, total += n;
+    }
+    CHECK(double(right) / double(total) > 0.9);
+  }
+}
+
+TEST_CASE("bad inputs: ListOps longer than --seq-len is refused, text cuts are counted, classes must match") {
+  TempDir dir("az_tasks_bad");
+  // ListOps at LRA's lengths in files: fitted when --seq-len is not given, refused when it is too short
+  ListOpsConfig c;
+  c.min_len = 150, c.max_len = 300, c.max_depth = 6, c.max_args = 6, c.n_train = 40, c.n_val = 10, c.n_test = 10;
+  write_listops_dir(c, dir / "lo");
+  TrainConfig t;
+  t.task = "listops", t.data = dir / "lo";
+  ModelConfig m;
+  TaskData fitted = load_task(t, m, false);
+  CHECK(m.max_len == longest_sequence(fitted.splits));
+  CHECK(m.max_len > 150);
+  m.max_len = 128;
+  std::string e = error_of([&] { load_task(t, m, true); });
+  CHECK(contains(e, "more than --seq-len 128 (raise --seq-len to at least"));
+  CHECK(contains(e, "nothing is cut"));
+
+  // class names are kept in the checkpoint; eval on other classes is refused in one line
+  TrainConfig a;
+  a.task = "testcount", a.steps = 2, a.batch = 8, a.eval_every = 2, a.out = dir / "cls";
+  ModelConfig mm;
+  mm.dim = 8, mm.heads = 2, mm.layers = 1, mm.ffn = 8;
+  RunOptions quiet;
+  quiet.quiet = true;
+  Trainer(a, mm, quiet).run();
+  Checkpoint ck = load_checkpoint(dir / "cls/best.ckpt");
+  CHECK(ck.train_config.at("classes") == "fewer\nmore");
+  TrainConfig back = TrainConfig::from_map(ck.train_config);
+  CHECK(back.class_names == std::vector<std::string>{"fewer", "more"});
+  Dataset other = count_data(10, 1);
+  other.class_names = {"bird", "cat"};
+  e = error_of([&] { check_classes(back, other, dir / "cls/best.ckpt"); });
+  CHECK(contains(e, "the data's classes (bird, cat) are not the classes"));
+  CHECK(contains(e, "was trained on (fewer, more)"));
+  CHECK(error_of([&] { check_classes(back, count_data(10, 1), dir / "cls/best.ckpt"); }).empty());
+}
+
+TEST_CASE("every task option is checked with one line; old checkpoints' flat task keys still load") {
+  TrainConfig t;
+  t.task = "image", t.task_args = {{"patch", "0"}};
+  CHECK(error_of([&] { task_settings(t); }) == "--patch must be positive, got 0");
+  t.task_args = {{"input", "words"}};
+  CHECK(error_of([&] { task_settings(t); }) == "--input must be pixels or patches, got 'words'");
+  t.task = "listops", t.task_args = {{"preset", "big"}};
+  CHECK(error_of([&] { task_settings(t); }) == "--preset must be lra (or omitted), got 'big'");
+  // a checkpoint written before the registry: flat keys become the task's options, others dropped
+  TrainConfig cur;
+  std::map<std::string, std::string> m = cur.to_map();
+  m["task"] = "image", m["input"] = "patches", m["patch"] = "7", m["preset"] = "", m["difficulty"] = "14";
+  TrainConfig old = TrainConfig::from_map(m);
+  auto s = task_settings(old);
+  CHECK(s.at("input") == "patches");
+  CHECK(s.at("patch") == "7");
+  CHECK(!s.count("difficulty"));
+}
