@@ -20,6 +20,8 @@ struct DataError : std::runtime_error {
 struct Dataset {
   std::vector<std::vector<int32_t>> seqs;  // token ids, variable length, no padding
   std::vector<int32_t> labels;             // one per sequence, in [0, num_classes)
+  // Pair tasks (retrieval): the second sequence of each example, else empty.
+  std::vector<std::vector<int32_t>> seqs2;
   int vocab_size = 0;                      // ids are in [0, vocab_size); 0 = padding
   int num_classes = 0;
   std::vector<std::string> class_names;    // optional, size num_classes when set
