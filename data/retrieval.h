@@ -171,11 +171,14 @@ struct RetrievalBaselines {
   double cosine = 0;        // tf-idf cosine of the words, threshold fit on train
   size_t n_test = 0;
 };
-RetrievalBaselines retrieval_baselines(
-    const Splits& s, const std::array<std::vector<std::string>, 3>* section_keys = nullptr);
+// The byte and word baselines read the first max_bytes of each document (what
+// a model with --seq-len max_bytes sees; 0 = all); length_only the whole one.
+RetrievalBaselines retrieval_baselines(const Splits& s,
+                                       const std::array<std::vector<std::string>, 3>* section_keys = nullptr,
+                                       size_t max_bytes = 4096);
 std::string format_baselines(const RetrievalBaselines& b);
 
-// ---- TSV (retrieval_baselines.cpp) --------------------------------------------
+// ---- TSV (retrieval_tsv.cpp) --------------------------------------------
 // LRA's layout (lra_benchmarks/matching/input_pipeline.py): one pair a row,
 // `label<TAB>id1<TAB>id2<TAB>text1<TAB>text2`, no header, no quoting; label
 // 0 or 1 (also written 0.0, 1.0).  Texts may hold the escapes \n \t \r \\,
