@@ -43,7 +43,15 @@ std::string read_gz(const std::string& path) {
       gzclose(f);
       fail("cannot read '" + path + "': " + msg + " (expected a man page, gzip-compressed or plain)");
     }
-    if (n == 0) break;
+    if (n == 0) {
+      int err = 0;
+      std::string msg = gzerror(f, &err);
+      if (err == Z_BUF_ERROR) {  // the stream ended early
+        gzclose(f);
+        fail("cannot read '" + path + "': " + msg + " (a truncated gzip file?)");
+      }
+      break;
+    }
     out.append(buf, size_t(n));
     if (out.size() > kMaxPageBytes) {
       gzclose(f);
@@ -329,6 +337,11 @@ ManCorpus read_man_corpus(const RetrievalOptions& opt) {
       }
     }
     rest += text.substr(at);
+    body[i] = rest;
+    if (trim(rest).empty()) {  // nothing to read: in no link, so in no pair
+      ++c.empty;
+      continue;
+    }
     std::vector<ManRef> refs = find_man_refs(see_also);
     if (opt.links_from_body) {
       std::vector<ManRef> more = find_man_refs(rest);
@@ -348,8 +361,13 @@ ManCorpus read_man_corpus(const RetrievalOptions& opt) {
       }
       links.push_back({std::min(int32_t(i), j), std::max(int32_t(i), j)});
     }
-    body[i] = std::move(rest);
   }
+  // No links to empty pages either.
+  links.erase(std::remove_if(links.begin(), links.end(),
+                             [&](const std::array<int32_t, 2>& l) {
+                               return trim(body[l[0]]).empty() || trim(body[l[1]]).empty();
+                             }),
+              links.end());
   std::sort(links.begin(), links.end());
   links.erase(std::unique(links.begin(), links.end()), links.end());
   c.links = links;
@@ -616,7 +634,8 @@ std::string retrieval_summary(const RetrievalData& d) {
   const ManCorpus& c = d.corpus;
   std::ostringstream o;
   o << "retrieval: " << c.files << " files -> " << c.pages.size() << " documents (" << c.aliases
-    << " aliases merged, " << c.dangling << " dangling aliases dropped); " << c.links.size() << " links from "
+    << " aliases merged, " << c.dangling << " dangling aliases dropped, " << c.empty
+    << " empty pages in no pair); " << c.links.size() << " links from "
     << c.refs << " references (" << c.refs_self << " self, " << c.refs_missing
     << " to pages not in the corpus dropped); " << c.mentions_stripped << " mentions of linked pages stripped\n";
   std::vector<size_t> lens;

@@ -106,6 +106,7 @@ struct ManCorpus {
   size_t files = 0;            // files listed
   size_t aliases = 0;          // symlinks, .so redirects and copies merged into a document
   size_t dangling = 0;         // aliases whose target is missing (dropped)
+  size_t empty = 0;            // pages with no text (kept, in no link)
   size_t refs = 0;             // name(section) references parsed as links
   size_t refs_missing = 0;     // ... naming no page of the corpus (dropped)
   size_t refs_self = 0;        // ... naming the page itself (dropped)
