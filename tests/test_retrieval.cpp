@@ -247,6 +247,31 @@ TEST_CASE("pairs: linked positives, unlinked matched negatives, disjoint splits,
   }
 }
 
+TEST_CASE("pairs: in a nearly complete graph the negative is the one unlinked page") {
+  // 8 pages in one section; page i cites every page but itself and i+4, so
+  // the only valid negative partner of a is a+4.
+  TempDir dir("az_retrieval_dense");
+  for (int i = 0; i < 8; ++i) {
+    std::string see;
+    for (int j = 0; j < 8; ++j)
+      if (j != i && j != (i + 4) % 8) see += ".BR q" + std::to_string(j) + " (2),\n";
+    write_gz(dir / ("man2/q" + std::to_string(i) + ".2.gz"),
+             ".SH NAME\nq" + std::to_string(i) + " \\- page\n.SH DESCRIPTION\ntext " + std::string(size_t(10 + i), 'x') +
+                 "\n.SH SEE ALSO\n" + see);
+  }
+  az::RetrievalOptions o = tree_options(dir.path);
+  o.split_by_community = false;
+  o.val_fraction = 0;
+  o.test_fraction = 0.01;  // rounds to no test document: all pairs in train
+  az::RetrievalData d = az::build_retrieval(o);
+  REQUIRE(d.corpus.links.size() == 8 * 6 / 2);
+  REQUIRE(d.pairs[0].size() == 2 * 24);
+  for (const az::RetrievalPair& p : d.pairs[0]) {
+    CHECK(linked(d.corpus, p.doc1, p.doc2) == (p.label == 1));
+    if (p.label == 0) CHECK((p.doc1 + 4) % 8 == p.doc2 % 8);
+  }
+}
+
 TEST_CASE("baselines: bag of bytes beats majority where content decides, length and section do not") {
   // Documents draw their bytes from one of 8 "topics" (disjoint 4-letter
   // alphabets); linked pairs share a topic, unlinked ones do not.  Lengths
