@@ -581,7 +581,11 @@ RetrievalData build_retrieval(const RetrievalOptions& opt) {
     if (d.group[l[0]] != d.group[l[1]]) ++d.links_across;
 
   std::vector<std::vector<int32_t>> tokens(n);
-  for (size_t i = 0; i < n; ++i) tokens[i] = bytes_to_tokens(c.pages[i].text);
+  d.max_bytes = opt.max_bytes;
+  for (size_t i = 0; i < n; ++i) {
+    tokens[i] = bytes_to_tokens(c.pages[i].text, opt.max_bytes);
+    d.documents_cut += tokens[i].size() < c.pages[i].text.size();
+  }
   Dataset* out[3] = {&d.splits.train, &d.splits.val, &d.splits.test};
   for (int g = 0; g < 3; ++g) {
     Dataset& ds = *out[g];
@@ -659,6 +663,8 @@ std::string retrieval_summary(const RetrievalData& d) {
   }
   o << "retrieval: " << d.links_across << " links cross two splits (no pair); " << d.negatives_wider
     << " negatives from another section; " << d.positives_unmatched << " positives dropped without a negative\n";
+  if (d.max_bytes)
+    o << "retrieval: " << d.documents_cut << " documents cut to their first " << d.max_bytes << " bytes\n";
   return o.str();
 }
 

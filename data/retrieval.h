@@ -85,6 +85,11 @@ struct RetrievalOptions {
   double test_fraction = 0.25;
   uint64_t seed = 0;
   size_t max_documents = 0;      // 0 = all; else a seeded random subset of them
+  // Keep the first max_bytes of each document in the Datasets (0 = whole; the
+  // summary says how many were cut).  Documents are copied into every pair
+  // they are in: whole, the default corpus's pairs hold ~450 MB of tokens;
+  // cut to 4096, ~200 MB.  Pairing and the summary's lengths use whole texts.
+  size_t max_bytes = 0;
   bool verbose = true;           // print the summary to stderr
 };
 
@@ -130,6 +135,7 @@ struct RetrievalData {
   size_t links_across = 0;       // links between two groups (no pair)
   size_t negatives_wider = 0;    // negatives taken outside b's section (none was left in it)
   size_t positives_unmatched = 0;  // positives dropped because no negative was possible
+  size_t max_bytes = 0, documents_cut = 0;  // documents longer than max_bytes (cut in the Datasets)
   // The section-pair key of each pair ("2|3", unordered), for the section-only baseline.
   std::array<std::vector<std::string>, 3> section_keys() const;
   // Fraction of pairs whose one document names the other (a NAME-line name as

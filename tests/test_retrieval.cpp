@@ -247,6 +247,30 @@ TEST_CASE("pairs: linked positives, unlinked matched negatives, disjoint splits,
   }
 }
 
+TEST_CASE("max_bytes cuts the Datasets' documents and counts them, pairing unchanged") {
+  TempDir dir("az_retrieval_cut");
+  make_tree(dir.path, 45);
+  az::RetrievalOptions o = tree_options(dir.path);
+  az::RetrievalData whole = az::build_retrieval(o);
+  o.max_bytes = 300;
+  az::RetrievalData cut = az::build_retrieval(o);
+  size_t longer = 0;
+  for (const az::ManPage& p : cut.corpus.pages) longer += p.text.size() > 300;
+  CHECK(longer > 0);
+  CHECK(cut.documents_cut == longer);
+  CHECK(whole.documents_cut == 0);
+  for (int g = 0; g < 3; ++g) {
+    REQUIRE(cut.pairs[g].size() == whole.pairs[g].size());
+    for (size_t i = 0; i < cut.pairs[g].size(); ++i) CHECK(cut.pairs[g][i].doc2 == whole.pairs[g][i].doc2);
+  }
+  for (size_t i = 0; i < cut.splits.train.size(); ++i) {
+    const auto& full = whole.splits.train.seqs[i];
+    CHECK(cut.splits.train.seqs[i] == std::vector<int32_t>(full.begin(), full.begin() + long(std::min<size_t>(300, full.size()))));
+  }
+  CHECK(az::retrieval_summary(cut).find(std::to_string(longer) + " documents cut to their first 300 bytes") !=
+        std::string::npos);
+}
+
 TEST_CASE("pairs: in a nearly complete graph the negative is the one unlinked page") {
   // 8 pages in one section; page i cites every page but itself and i+4, so
   // the only valid negative partner of a is a+4.
