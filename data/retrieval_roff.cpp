@@ -288,6 +288,7 @@ std::string roff_to_text(const std::string& roff, std::vector<RoffHeading>* head
       }
       bool join = false;
       std::string text = expand(line, &join);
+      if (line[0] == ' ' || line[0] == '\t') brk();  // roff: a line starting with a blank breaks
       if (pending_heading) {
         pending_heading = false;
         start_heading(text);
@@ -338,9 +339,9 @@ std::string roff_to_text(const std::string& roff, std::vector<RoffHeading>* head
       blank_line(out);
     } else if (req == "br" || req == "RS" || req == "RE" || req == "in" || req == "ti") {
       brk();
-    } else if (req == "nf" || req == "EX" || req == "fi" || req == "EE") {
-      brk();
-      fill = req == "fi" || req == "EE";
+    } else if (req == "nf" || req == "EX" || req == "Vb" || req == "fi" || req == "EE" || req == "Ve") {
+      brk();  // .Vb/.Ve: pod2man's verbatim blocks (OpenSSL's pages)
+      fill = req == "fi" || req == "EE" || req == "Ve";
     } else if (req == "TS") {
       brk();
       mode = kTableFormat;
