@@ -47,6 +47,7 @@ void make_tree(const std::string& root, int n) {
   for (int i = 0; i < n; ++i) {
     std::string body;
     for (int k = 0; k < 20 + (i * 37) % 150; ++k) body += "word" + std::to_string((i * 7 + k) % 50) + " ";
+    if (i == 0) body += "Unlike p10(3), it ...\n";  // a body-only reference: a link with links_from_body
     std::string page = ".\\\" a comment\n.TH " + id(i) + " " + sec(i) + "\n.SH NAME\n" + id(i) + " \\- page " +
                        std::to_string(i) + "\n.SH DESCRIPTION\n" + body + "\nSee \\fB" + id(i + 1) + "\\fP(" +
                        sec(i + 1) + ") and\n.BR " + id(i + 3) + " (" + sec(i + 3) + ").\n.SH SEE ALSO\n.BR " +
@@ -130,6 +131,8 @@ TEST_CASE("roff_to_text strips requests, fonts and escapes, keeps words and head
 }
 
 TEST_CASE("find_man_refs finds name(section) and name (section), nothing else") {
+  // pod2man's verbatim blocks and lines led by a blank keep their breaks.
+  CHECK(az::roff_to_text("a\nb\n.Vb 2\n x = 1;\n y = 2;\n.Ve\nc\n  d\n") == "a b\n x = 1;\n y = 2;\nc\n  d");
   std::string t = "see open(2), stat (2) and size_t(3type); not f(x), (2) alone, -x(1) but sd-bus(3).";
   std::vector<std::string> ids;
   for (const az::ManRef& r : az::find_man_refs(t)) ids.push_back(r.id);
@@ -180,6 +183,19 @@ TEST_CASE("corpus: aliases merged, links from SEE ALSO, undirected, no self, men
   }
   CHECK(c.mentions_stripped == size_t(2 * n));
   CHECK(c.pages[owner.at("p4(3)")].title_names == std::vector<std::string>{"p4"});
+  // The body-only reference stays as text (a mention of an unlinked page) ...
+  const int p0 = owner.at("p0(2)"), p10 = owner.at("p10(3)");
+  CHECK_FALSE(linked(c, p0, p10));
+  CHECK(c.pages[p0].text.find("Unlike p10(3), it") != std::string::npos);
+  CHECK(c.mentions[p0] == std::vector<int32_t>{p10});
+  // ... and is a link, stripped, when body references count.
+  az::RetrievalOptions body = tree_options(dir.path);
+  body.links_from_body = true;
+  az::ManCorpus cb = az::read_man_corpus(body);
+  CHECK(cb.links.size() == size_t(2 * n + 1));
+  CHECK(linked(cb, p0, p10));
+  CHECK(cb.pages[p0].text.find("Unlike , it") != std::string::npos);
+  CHECK(cb.mentions[p0].empty());
 }
 
 TEST_CASE("pairs: linked positives, unlinked matched negatives, disjoint splits, seeded") {
