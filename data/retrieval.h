@@ -5,7 +5,7 @@
 // reference `name(section)` from one page to another.  Byte level: a token is
 // byte + 1 (vocabulary 257, 0 = padding), as data/text.h's bytes_to_tokens.
 //
-// The pipeline (retrieval.cpp):
+// The pipeline (steps 1-4 in retrieval_corpus.cpp, 5-6 in retrieval.cpp):
 //   1. pages: the files the packages ship under ROOT/man{sections}/ (from
 //      dpkg's file lists), decompressed with zlib.  Aliases are resolved, so
 //      no document appears under two names: symlinks, one-line `.so x.3`
