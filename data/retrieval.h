@@ -196,6 +196,10 @@ std::string format_baselines(const RetrievalBaselines& b);
 // One-line DataError naming file:line for a row without 5 fields, a bad
 // label, an empty text, a malformed escape at the end of a field.
 Splits load_retrieval_tsv(const std::string& path);
+// Writes the three splits as PREFIX.train.tsv, PREFIX.eval.tsv and
+// PREFIX.test.tsv (LRA's names), ids the page ids ("open(2)"): readable back
+// with load_retrieval_tsv(PREFIX) and by LRA's input pipeline.
+void write_retrieval_splits(const std::string& prefix, const RetrievalData& d);
 // Writes one split; ids are the page ids when `ids` is given, else the row number.
 void write_retrieval_tsv(const std::string& path, const Dataset& d,
                          const std::vector<std::array<std::string, 2>>* ids = nullptr);

@@ -146,4 +146,14 @@ void write_retrieval_tsv(const std::string& path, const Dataset& d, const std::v
   if (!out) fail("cannot write '" + path + "': write error");
 }
 
+void write_retrieval_splits(const std::string& prefix, const RetrievalData& d) {
+  const Dataset* sets[3] = {&d.splits.train, &d.splits.val, &d.splits.test};
+  const char* names[3] = {".train.tsv", ".eval.tsv", ".test.tsv"};
+  for (int g = 0; g < 3; ++g) {
+    std::vector<std::array<std::string, 2>> ids;
+    for (const RetrievalPair& p : d.pairs[g]) ids.push_back({d.corpus.pages[p.doc1].id, d.corpus.pages[p.doc2].id});
+    write_retrieval_tsv(prefix + names[g], *sets[g], &ids);
+  }
+}
+
 }  // namespace az

@@ -257,6 +257,19 @@ TEST_CASE("pairs: linked positives, unlinked matched negatives, disjoint splits,
         CHECK(again.pairs[g][i].doc2 == d.pairs[g][i].doc2);
       }
     }
+    if (community) {  // written as LRA's files and read back: the same pairs
+      TempDir out("az_retrieval_out");
+      az::write_retrieval_splits(out / "man", d);
+      az::Splits back = az::load_retrieval_tsv(out / "man");
+      CHECK(back.train.seqs == d.splits.train.seqs);
+      CHECK(back.val.seqs2 == d.splits.val.seqs2);
+      CHECK(back.test.labels == d.splits.test.labels);
+      std::ifstream f(out / "man.test.tsv");
+      std::string row;
+      std::getline(f, row);
+      const az::RetrievalPair& p0 = d.pairs[2][0];
+      CHECK(row.rfind(std::to_string(p0.label) + "\t" + c.pages[p0.doc1].id + "\t" + c.pages[p0.doc2].id + "\t", 0) == 0);
+    }
     opt.seed = 7;
     CHECK(az::build_retrieval(opt).group != d.group);
     opt.seed = 0;
