@@ -230,7 +230,16 @@ RetrievalData build_retrieval(const RetrievalOptions& opt) {
   return d;
 }
 
-Splits load_retrieval(const RetrievalOptions& opt) { return std::move(build_retrieval(opt).splits); }
+Splits load_retrieval(const RetrievalOptions& opt) {
+  RetrievalData d = build_retrieval(opt);
+  const char* names[3] = {"train", "val", "test"};
+  const Dataset* sets[3] = {&d.splits.train, &d.splits.val, &d.splits.test};
+  for (int g = 0; g < 3; ++g)
+    if (sets[g]->size() == 0 && (g != 1 || opt.val_fraction > 0))
+      fail(std::string("no ") + names[g] + " pairs from " + std::to_string(d.corpus.pages.size()) + " documents and " +
+           std::to_string(d.corpus.links.size()) + " links (expected a larger corpus or other split fractions)");
+  return std::move(d.splits);
+}
 
 std::array<std::vector<std::string>, 3> RetrievalData::section_keys() const {
   std::array<std::vector<std::string>, 3> keys;

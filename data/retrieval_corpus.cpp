@@ -251,6 +251,10 @@ ManCorpus read_man_corpus(const RetrievalOptions& opt) {
     if (d < 0) ++c.dangling;
     else names.push_back({page_id(l.name, l.section), d});
   }
+  if (res.docs.empty())
+    fail("none of the " + std::to_string(listed.size()) + " listed pages under " + res.root +
+         " could be read (" + std::to_string(c.dangling) +
+         " missing: does dpkg exclude man pages here, a path-exclude in /etc/dpkg/dpkg.cfg.d?)");
   // A seeded subset, when asked for (tests, quick runs).
   std::vector<int> keep(res.docs.size());
   for (size_t i = 0; i < keep.size(); ++i) keep[i] = int(i);

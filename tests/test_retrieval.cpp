@@ -421,6 +421,21 @@ TEST_CASE("corpus errors are one line naming what is wrong") {
   CHECK(az::test::error_of<az::DataError>([&] { az::read_man_corpus(o); }).find("broken.2.gz") != std::string::npos);
   o.test_fraction = 0.9;
   CHECK(az::test::error_of<az::DataError>([&] { az::build_retrieval(o); }).find("split fractions") != std::string::npos);
+  // Pages listed but absent (dpkg told to leave man pages out).
+  write_plain(dir / "info/ghost.list", dir.path + "/man2/gone.2.gz\n");
+  o = tree_options(dir.path);
+  o.packages = {"ghost"};
+  o.dpkg_info = dir / "info";
+  CHECK(az::test::error_of<az::DataError>([&] { az::read_man_corpus(o); }).find("none of the 1 listed pages") !=
+        std::string::npos);
+  // A corpus too small for a test split: load_retrieval refuses, naming the split.
+  TempDir tiny("az_retrieval_tiny");
+  make_tree(tiny.path, 6);
+  az::RetrievalOptions t = tree_options(tiny.path);
+  t.test_fraction = 0.01;
+  t.val_fraction = 0;
+  CHECK(az::test::error_of<az::DataError>([&] { az::load_retrieval(t); }).find("no test pairs from 6 documents") !=
+        std::string::npos);
 }
 
 TEST_CASE("the installed man pages: a real corpus, disjoint splits, near-chance shortcuts") {
