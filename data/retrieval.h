@@ -1,8 +1,8 @@
 // LRA's Retrieval task (Tay et al. 2021, section 3.3) on a citation graph that
 // Debian ships: the cross-references between the Linux man pages (packages
-// `manpages` and `manpages-dev`) and OpenSSL's (`libssl-doc`).  LRA pairs two AAN papers and asks whether
-// one cites the other; here the documents are man pages and a link is a
-// reference `name(section)` from one page to another.  Byte level: a token is
+// `manpages` and `manpages-dev`) and OpenSSL's (`libssl-doc`).  LRA pairs two
+// AAN papers and asks whether one cites the other; here the documents are man
+// pages and a link is a reference `name(section)` from one page to another.  Byte level: a token is
 // byte + 1 (vocabulary 257, 0 = padding), as data/text.h's bytes_to_tokens.
 //
 // The pipeline (steps 1-4 in retrieval_corpus.cpp, 5-6 in retrieval.cpp):
@@ -14,10 +14,12 @@
 //   2. roff -> text: requests and macros removed (.B/.I/.BR... keep their
 //      arguments, alternating fonts joined as man(7) prints them), font and
 //      size escapes dropped, special characters spelled in ASCII, tables and
-//      macro definitions reduced to their cells or dropped.  One output line
-//      per input text line; headings on their own line.
+//      macro definitions reduced to their cells or dropped.  Filled text is
+//      joined into paragraphs as man prints it; no-fill blocks (.nf, .EX,
+//      pod2man's .Vb) and tables keep their lines; headings on their own line.
 //   3. links: every `name(section)` in the SEE ALSO section that names a page
-//      of the corpus (through its aliases), undirected, no self links.  With
+//      of the corpus (through its aliases; `x(3)` falls back to the one page
+//      `x(3ssl)`, as Debian files OpenSSL's), undirected, no self links.  With
 //      `links_from_body` the references in the body count too (an in-text
 //      citation is a citation).
 //   4. strip the links: the SEE ALSO section is removed, and so is every
@@ -53,8 +55,14 @@
 //      positive's), c != a, c not linked to a, no mention either way.
 //      Section pair and length pair alone then classify near 50%
 //      (retrieval_baselines measures it).
-// Cost: reading the corpus is linear in its bytes (~7 MB of roff, well
-// under a second); pairing is O(E log V).
+// The default corpus (seed 0): 7,882 files -> 1,710 documents, 4,834 links;
+// pairs train 4,322 / val 1,406 / test 2,356 (seeds 1, 2: test 2,092, 2,006),
+// half linked.  Test accuracy of the shortcuts (retrieval_baselines): majority
+// 50.0%, length only 49.3%, section only 50.0%; of content: bag of bytes
+// 69.1%, tf-idf cosine 80.9%; the name_mention rule 67%.  Document bytes:
+// median 2,731, 90th percentile 10,039; 595 of 1,710 exceed 4,096.
+// Cost: linear in the corpus's bytes (8.5 MB of text): 0.45 s of CPU on a
+// Xeon (Sapphire Rapids) core; pairing is O(E log V).
 #pragma once
 #include <array>
 #include <cstdint>

@@ -300,6 +300,22 @@ TEST_CASE("max_bytes cuts the Datasets' documents and counts them, pairing uncha
         std::string::npos);
 }
 
+TEST_CASE("max_documents keeps a seeded subset of the documents, links among them") {
+  TempDir dir("az_retrieval_sub");
+  make_tree(dir.path, 60);
+  az::RetrievalOptions o = tree_options(dir.path);
+  o.max_documents = 20;
+  az::ManCorpus a = az::read_man_corpus(o), b = az::read_man_corpus(o);
+  REQUIRE(a.pages.size() == 20);
+  for (size_t i = 0; i < 20; ++i) CHECK(a.pages[i].id == b.pages[i].id);
+  for (const auto& l : a.links) CHECK(size_t(l[1]) < a.pages.size());
+  o.seed = 5;
+  az::ManCorpus c = az::read_man_corpus(o);
+  bool differ = false;
+  for (size_t i = 0; i < 20; ++i) differ |= c.pages[i].id != a.pages[i].id;
+  CHECK(differ);
+}
+
 TEST_CASE("pairs: in a nearly complete graph the negative is the one unlinked page") {
   // 8 pages in one section; page i cites every page but itself and i+4, so
   // the only valid negative partner of a is a+4.
