@@ -179,8 +179,9 @@ struct Resolver {
     std::string target = so_target(raw);
     int d = -1;
     if (!target.empty()) {
+      const std::string base = target[0] == '/' ? "" : root + "/";  // .so paths are relative to the man root
       if (depth < 8)
-        for (const std::string& cand : {root + "/" + target + ".gz", root + "/" + target})
+        for (const std::string& cand : {base + target + ".gz", base + target})
           if (fs::exists(cand, ec)) {
             std::string n, s;
             if (!parse_page_file(fs::path(cand).filename().string(), "", &n, &s)) n = fallback_name, s = fallback_section;
