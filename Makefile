@@ -42,7 +42,7 @@ all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPL
 
 # ---- dependencies: Debian packages only, installed when missing -----------
 DEB_PKGS := libopenblas-openmp-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
-            libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev
+            libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev manpages manpages-dev libssl-doc
 deps: $(DEPS_OK)
 $(DEPS_OK): .ci/deps.sh Makefile
 	@bash .ci/deps.sh $(DEB_PKGS)

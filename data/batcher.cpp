@@ -38,12 +38,13 @@ void check_options(const BatchOptions& o) {
 
 // Pair tasks: the second sequences of the rows, padded to their own longest
 // (cut to cap), with their own mask.
-void add_second_sequences(const Dataset& d, const std::vector<size_t>& rows, size_t cap, Batch& b) {
+void add_second_sequences(const Dataset& d, const std::vector<size_t>& rows, size_t cap, bool fixed, Batch& b) {
   if (d.seqs2.size() != d.seqs.size())
     fail("pair dataset has " + std::to_string(d.seqs.size()) + " first and " + std::to_string(d.seqs2.size()) +
          " second sequences");
   size_t N2 = 1;
   for (size_t r : rows) N2 = std::max(N2, std::min(d.seqs2[r].size(), cap));
+  if (fixed) N2 = cap;
   b.N2 = static_cast<int>(N2);
   b.tokens2.assign(rows.size() * N2, 0);
   b.pad_mask2.assign(rows.size() * N2, 1.0f);
@@ -112,7 +113,7 @@ Batch pad_rows(const Dataset& d, const std::vector<size_t>& rows, const BatchOpt
            " is outside [0, " + std::to_string(d.num_classes) + ")");
     b.labels[i] = label;
   }
-  if (!d.seqs2.empty()) add_second_sequences(d, rows, cap, b);
+  if (!d.seqs2.empty()) add_second_sequences(d, rows, cap, o.fixed_len, b);
   return b;
 }
 

@@ -245,6 +245,8 @@ void carve_split(Dataset& from, Dataset& to, size_t n, uint64_t seed) {
   for (Dataset* d : {&keep, &to}) {
     d->seqs.clear();
     d->labels.clear();
+    d->seqs2.clear();
+    d->targets.clear();
     d->vocab_size = from.vocab_size;
     d->num_classes = from.num_classes;
     d->class_names = from.class_names;
@@ -256,6 +258,8 @@ void carve_split(Dataset& from, Dataset& to, size_t n, uint64_t seed) {
     Dataset& d = take[i] ? to : keep;
     d.seqs.push_back(std::move(from.seqs[i]));
     d.labels.push_back(from.labels[i]);
+    if (!from.seqs2.empty()) d.seqs2.push_back(std::move(from.seqs2[i]));    // pair tasks
+    if (!from.targets.empty()) d.targets.push_back(std::move(from.targets[i]));  // per-position tasks
   }
   from = std::move(keep);
 }

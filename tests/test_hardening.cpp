@@ -31,6 +31,7 @@
 #include "tests/fuzz/fuzz_image.cpp"
 #include "tests/fuzz/fuzz_listops.cpp"
 #include "tests/fuzz/fuzz_pathfinder_meta.cpp"
+#include "tests/fuzz/fuzz_retrieval.cpp"
 #include "tests/fuzz/fuzz_safetensors.cpp"
 #include "tests/fuzz/fuzz_tar.cpp"
 #include "tests/fuzz/fuzz_text.cpp"
@@ -134,7 +135,8 @@ TEST_CASE("every saved fuzz input (seed corpus and regressions) is refused or re
   std::map<std::string, int (*)(const uint8_t*, size_t)> targets = {
       {"checkpoint", fuzz_checkpoint::one}, {"idx", fuzz_idx::one},   {"image", fuzz_image::one},
       {"listops", fuzz_listops::one},       {"tar", fuzz_tar::one},   {"text", fuzz_text::one},
-      {"pathfinder_meta", fuzz_pathfinder_meta::one},               {"safetensors", fuzz_safetensors::one}};
+      {"pathfinder_meta", fuzz_pathfinder_meta::one},               {"safetensors", fuzz_safetensors::one},
+      {"retrieval", fuzz_retrieval::one}};
   size_t replayed = 0;
   for (const char* kind : {"corpus", "regressions"})
     for (auto& [name, one] : targets) {

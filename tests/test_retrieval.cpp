@@ -1,0 +1,480 @@
+// Tests for the Retrieval task's data (data/retrieval*.cpp): the roff
+// stripper, reference parsing, the corpus (aliases, links, stripping) on a
+// small man tree generated here, the pairing and splits, the baselines on a
+// toy set where content decides, and LRA's TSV form.  One case reads the
+// installed man pages when the packages are there.
+#include <doctest/doctest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "data/retrieval.h"
+#include "data/text.h"
+#include "tests/util.h"
+
+namespace fs = std::filesystem;
+using az::test::TempDir;
+
+namespace {
+
+void write_gz(const std::string& path, const std::string& bytes) {
+  fs::create_directories(fs::path(path).parent_path());
+  gzFile f = gzopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  REQUIRE(gzwrite(f, bytes.data(), unsigned(bytes.size())) == int(bytes.size()));
+  gzclose(f);
+}
+
+void write_plain(const std::string& path, const std::string& bytes) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+const char* kSections[3] = {"2", "3", "7"};
+
+// A man tree of n pages p<i>.<sec>: page i cites i+1 and i+3 in SEE ALSO
+// (and mentions them in the body), plus one page outside the corpus; the
+// body is filler of a length that varies with i.  Aliases: a symlink, a .so
+// page and a byte-identical copy.
+void make_tree(const std::string& root, int n) {
+  auto id = [&](int i) { return "p" + std::to_string(i % n); };
+  auto sec = [&](int i) { return std::string(kSections[(i % n) % 3]); };
+  for (int i = 0; i < n; ++i) {
+    std::string body;
+    for (int k = 0; k < 20 + (i * 37) % 150; ++k) body += "word" + std::to_string((i * 7 + k) % 50) + " ";
+    if (i == 0) body += "Unlike p10(3), it ...\n";  // a body-only reference: a link with links_from_body
+    std::string page = ".\\\" a comment\n.TH " + id(i) + " " + sec(i) + "\n.SH NAME\n" + id(i) + " \\- page " +
+                       std::to_string(i) + "\n.SH DESCRIPTION\n" + body + "\nSee \\fB" + id(i + 1) + "\\fP(" +
+                       sec(i + 1) + ") and\n.BR " + id(i + 3) + " (" + sec(i + 3) + ").\n.SH SEE ALSO\n.BR " +
+                       id(i + 1) + " (" + sec(i + 1) + "),\n.BR " + id(i + 3) + " (" + sec(i + 3) + "),\n.BR " +
+                       id(i) + " (" + sec(i) + "),\n.BR missing (2)\n";
+    write_gz(root + "/man" + sec(i) + "/" + id(i) + "." + sec(i) + ".gz", page);
+  }
+  fs::create_symlink("p0.2.gz", root + "/man2/alias_link.2.gz");
+  write_gz(root + "/man3/alias_so.3.gz", ".\\\" redirect\n.so man3/p1.3\n");
+  std::string copy;
+  {
+    gzFile f = gzopen((root + "/man7/p2.7.gz").c_str(), "rb");
+    char buf[4096];
+    for (int k; (k = gzread(f, buf, sizeof(buf))) > 0;) copy.append(buf, size_t(k));
+    gzclose(f);
+  }
+  write_gz(root + "/man7/alias_copy.7.gz", copy);
+  write_gz(root + "/man2/dangling.2.gz", ".so man2/nowhere.2\n");
+}
+
+az::RetrievalOptions tree_options(const std::string& root) {
+  az::RetrievalOptions o;
+  o.man_root = root;
+  o.sections = {"2", "3", "7"};
+  o.packages = {};
+  o.verbose = false;
+  o.val_fraction = 0.2;
+  o.test_fraction = 0.3;
+  return o;
+}
+
+bool linked(const az::ManCorpus& c, int a, int b) {
+  std::array<int32_t, 2> l = {std::min(a, b), std::max(a, b)};
+  return std::binary_search(c.links.begin(), c.links.end(), l);
+}
+
+// Every name(section) in text that names page p under any of its names.
+int mentions_of(const std::string& text, const az::ManPage& p) {
+  int k = 0;
+  for (const az::ManRef& r : az::find_man_refs(text))
+    k += std::binary_search(p.names.begin(), p.names.end(), r.id);
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("roff_to_text strips requests, fonts and escapes, keeps words and headings") {
+  std::string roff =
+      ".\\\" Copyright line\n"
+      ".TH open 2 2023-02-05 \"Linux man-pages\"\n"
+      ".SH NAME\n"
+      "open, creat \\- open a file\n"
+      ".SH DESCRIPTION\n"
+      "The \\fBopen\\fP() call \\(em see\n"
+      ".BR close (2)\n"
+      "and \\f(CWread\\fR(2) \\s-1SMALL\\s0 \\(lqquoted\\(rq \\[u00E9] a\\ b \\e.\\\" trailing comment\n"
+      ".de XX\n"
+      "hidden macro body\n"
+      "..\n"
+      ".TS\n"
+      "allbox;\n"
+      "l l.\n"
+      "cell1\tcell2\n"
+      ".TE\n"
+      ".SH \"SEE ALSO\"\n"
+      ".BR stat (2),\n"
+      ".IR fopen (3)\n";
+  std::vector<az::RoffHeading> heads;
+  std::string t = az::roff_to_text(roff, &heads);
+  CHECK(t ==
+        "NAME\nopen, creat - open a file\n\n"
+        "DESCRIPTION\nThe open() call -- see close(2) and read(2) SMALL \"quoted\" \xC3\xA9 a b \\.\n"
+        "cell1\tcell2\n\n"
+        "SEE ALSO\nstat(2), fopen(3)");
+  REQUIRE(heads.size() == 3);
+  CHECK(heads[0].title == "NAME");
+  CHECK(heads[2].title == "SEE ALSO");
+  CHECK(t.substr(heads[2].begin, heads[2].end - heads[2].begin) == "SEE ALSO\nstat(2), fopen(3)");
+  CHECK(t.substr(heads[1].begin, 12) == "DESCRIPTION\n");
+  CHECK(heads[1].end == heads[2].begin);
+}
+
+TEST_CASE("find_man_refs finds name(section) and name (section), nothing else") {
+  // pod2man's verbatim blocks and lines led by a blank keep their breaks.
+  CHECK(az::roff_to_text("a\nb\n.Vb 2\n x = 1;\n y = 2;\n.Ve\nc\n  d\n") == "a b\n x = 1;\n y = 2;\nc\n  d");
+  std::string t = "see open(2), stat (2) and size_t(3type); not f(x), (2) alone, -x(1) but sd-bus(3).";
+  std::vector<std::string> ids;
+  for (const az::ManRef& r : az::find_man_refs(t)) ids.push_back(r.id);
+  CHECK(ids == std::vector<std::string>{"open(2)", "stat(2)", "size_t(3type)", "x(1)", "sd-bus(3)"});
+  auto refs = az::find_man_refs("a open (2) b");
+  REQUIRE(refs.size() == 1);
+  CHECK(refs[0].begin == 2);
+  CHECK(refs[0].end == 10);
+}
+
+TEST_CASE("corpus: aliases merged, links from SEE ALSO, undirected, no self, mentions stripped") {
+  TempDir dir("az_retrieval");
+  const int n = 60;
+  make_tree(dir.path, n);
+  az::ManCorpus c = az::read_man_corpus(tree_options(dir.path));
+  CHECK(c.files == size_t(n + 4));
+  CHECK(c.pages.size() == size_t(n));  // symlink, .so page and copy are names, not documents
+  CHECK(c.aliases == 3);
+  CHECK(c.dangling == 1);
+  std::set<std::string> texts;
+  std::map<std::string, int> owner;
+  for (size_t i = 0; i < c.pages.size(); ++i) {
+    texts.insert(c.pages[i].text);
+    for (const std::string& name : c.pages[i].names) CHECK(owner.emplace(name, int(i)).second);
+  }
+  CHECK(texts.size() == c.pages.size());  // no document twice
+  CHECK(c.pages[owner.at("alias_link(2)")].id == "p0(2)");
+  CHECK(c.pages[owner.at("alias_so(3)")].id == "p1(3)");
+  CHECK(owner.at("alias_copy(7)") == owner.at("p2(7)"));
+  // Each page cites i+1 and i+3: 2n distinct undirected links, the self
+  // reference and the missing page dropped.
+  CHECK(c.links.size() == size_t(2 * n));
+  CHECK(c.refs_self == size_t(n));
+  CHECK(c.refs_missing == size_t(n));
+  for (const auto& l : c.links) CHECK(l[0] < l[1]);
+  CHECK(linked(c, owner.at("p5(7)"), owner.at("p6(2)")));
+  CHECK(linked(c, owner.at("p6(2)"), owner.at("p5(7)")));
+  CHECK(linked(c, owner.at("p5(7)"), owner.at("p2(7)")));  // cited by p2: undirected
+  CHECK_FALSE(linked(c, owner.at("p5(7)"), owner.at("p7(3)")));
+  for (size_t i = 0; i < c.pages.size(); ++i) {
+    const az::ManPage& p = c.pages[i];
+    CHECK(p.text.find("SEE ALSO") == std::string::npos);
+    CHECK(p.text.find("\\f") == std::string::npos);
+    CHECK(p.text.find(".BR") == std::string::npos);
+    CHECK(p.text.find("word") != std::string::npos);  // the body is kept
+    for (size_t j = 0; j < c.pages.size(); ++j)
+      if (linked(c, int(i), int(j))) CHECK(mentions_of(p.text, c.pages[j]) == 0);
+  }
+  CHECK(c.mentions_stripped == size_t(2 * n));
+  CHECK(c.pages[owner.at("p4(3)")].title_names == std::vector<std::string>{"p4"});
+  // The body-only reference stays as text (a mention of an unlinked page) ...
+  const int p0 = owner.at("p0(2)"), p10 = owner.at("p10(3)");
+  CHECK_FALSE(linked(c, p0, p10));
+  CHECK(c.pages[p0].text.find("Unlike p10(3), it") != std::string::npos);
+  CHECK(c.mentions[p0] == std::vector<int32_t>{p10});
+  // ... and is a link, stripped, when body references count.
+  az::RetrievalOptions body = tree_options(dir.path);
+  body.links_from_body = true;
+  az::ManCorpus cb = az::read_man_corpus(body);
+  CHECK(cb.links.size() == size_t(2 * n + 1));
+  CHECK(linked(cb, p0, p10));
+  CHECK(cb.pages[p0].text.find("Unlike , it") != std::string::npos);
+  CHECK(cb.mentions[p0].empty());
+}
+
+TEST_CASE("pairs: linked positives, unlinked matched negatives, disjoint splits, seeded") {
+  TempDir dir("az_retrieval");
+  make_tree(dir.path, 90);
+  az::RetrievalOptions opt = tree_options(dir.path);
+  for (bool community : {true, false}) {
+    CAPTURE(community);
+    opt.split_by_community = community;
+    az::RetrievalData d = az::build_retrieval(opt);
+    const az::ManCorpus& c = d.corpus;
+    std::set<int32_t> seen[3];
+    size_t same_section = 0, negatives = 0;
+    for (int g = 0; g < 3; ++g) {
+      const az::Dataset& ds = g == 0 ? d.splits.train : g == 1 ? d.splits.val : d.splits.test;
+      REQUIRE(ds.size() == d.pairs[g].size());
+      REQUIRE(ds.seqs2.size() == ds.size());
+      CHECK(ds.vocab_size == 257);
+      CHECK(ds.class_names == std::vector<std::string>{"unlinked", "linked"});
+      size_t pos = 0;
+      for (size_t i = 0; i < ds.size(); ++i) {
+        const az::RetrievalPair& p = d.pairs[g][i];
+        CHECK(p.doc1 != p.doc2);
+        CHECK(ds.labels[i] == p.label);
+        CHECK(linked(c, p.doc1, p.doc2) == (p.label == 1));
+        CHECK(d.group[p.doc1] == g);
+        CHECK(d.group[p.doc2] == g);
+        CHECK(ds.seqs[i] == az::bytes_to_tokens(c.pages[p.doc1].text));
+        CHECK(ds.seqs2[i] == az::bytes_to_tokens(c.pages[p.doc2].text));
+        // Neither document names the other, positive or negative.
+        CHECK(mentions_of(c.pages[p.doc1].text, c.pages[p.doc2]) == 0);
+        CHECK(mentions_of(c.pages[p.doc2].text, c.pages[p.doc1]) == 0);
+        seen[g].insert(p.doc1);
+        seen[g].insert(p.doc2);
+        pos += p.label;
+        if (p.label == 0) ++negatives;
+      }
+      CHECK(2 * pos == ds.size());  // one negative per positive
+      CHECK(ds.size() > 0);
+    }
+    for (int g = 0; g < 3; ++g)
+      for (int h = g + 1; h < 3; ++h)
+        for (int32_t x : seen[g]) CHECK(seen[h].count(x) == 0);
+    // The negative (a, c) of a positive (a, b): c's section is b's.  Pairs
+    // come shuffled, so check it in aggregate: the section-pair counts of the
+    // two classes agree.
+    std::map<std::string, int> by_label[2];
+    auto keys = d.section_keys();
+    for (int g = 0; g < 3; ++g)
+      for (size_t i = 0; i < d.pairs[g].size(); ++i) by_label[d.pairs[g][i].label][keys[g][i]]++;
+    for (const auto& [k, v] : by_label[1]) same_section += size_t(std::min(v, by_label[0][k]));
+    CHECK(same_section + d.negatives_wider >= negatives);
+    // Deterministic for a seed, different for another.
+    az::RetrievalData again = az::build_retrieval(opt);
+    for (int g = 0; g < 3; ++g) {
+      REQUIRE(again.pairs[g].size() == d.pairs[g].size());
+      for (size_t i = 0; i < d.pairs[g].size(); ++i) {
+        CHECK(again.pairs[g][i].doc1 == d.pairs[g][i].doc1);
+        CHECK(again.pairs[g][i].doc2 == d.pairs[g][i].doc2);
+      }
+    }
+    if (community) {  // written as LRA's files and read back: the same pairs
+      TempDir out("az_retrieval_out");
+      az::write_retrieval_splits(out / "man", d);
+      az::Splits back = az::load_retrieval_tsv(out / "man");
+      CHECK(back.train.seqs == d.splits.train.seqs);
+      CHECK(back.val.seqs2 == d.splits.val.seqs2);
+      CHECK(back.test.labels == d.splits.test.labels);
+      std::ifstream f(out / "man.test.tsv");
+      std::string row;
+      std::getline(f, row);
+      const az::RetrievalPair& p0 = d.pairs[2][0];
+      CHECK(row.rfind(std::to_string(p0.label) + "\t" + c.pages[p0.doc1].id + "\t" + c.pages[p0.doc2].id + "\t", 0) == 0);
+    }
+    opt.seed = 7;
+    CHECK(az::build_retrieval(opt).group != d.group);
+    opt.seed = 0;
+  }
+}
+
+TEST_CASE("max_bytes cuts the Datasets' documents and counts them, pairing unchanged") {
+  TempDir dir("az_retrieval_cut");
+  make_tree(dir.path, 45);
+  az::RetrievalOptions o = tree_options(dir.path);
+  az::RetrievalData whole = az::build_retrieval(o);
+  o.max_bytes = 300;
+  az::RetrievalData cut = az::build_retrieval(o);
+  size_t longer = 0;
+  for (const az::ManPage& p : cut.corpus.pages) longer += p.text.size() > 300;
+  CHECK(longer > 0);
+  CHECK(cut.documents_cut == longer);
+  CHECK(whole.documents_cut == 0);
+  for (int g = 0; g < 3; ++g) {
+    REQUIRE(cut.pairs[g].size() == whole.pairs[g].size());
+    for (size_t i = 0; i < cut.pairs[g].size(); ++i) CHECK(cut.pairs[g][i].doc2 == whole.pairs[g][i].doc2);
+  }
+  for (size_t i = 0; i < cut.splits.train.size(); ++i) {
+    const auto& full = whole.splits.train.seqs[i];
+    CHECK(cut.splits.train.seqs[i] == std::vector<int32_t>(full.begin(), full.begin() + long(std::min<size_t>(300, full.size()))));
+  }
+  CHECK(az::retrieval_summary(cut).find(std::to_string(longer) + " documents cut to their first 300 bytes") !=
+        std::string::npos);
+}
+
+TEST_CASE("max_documents keeps a seeded subset of the documents, links among them") {
+  TempDir dir("az_retrieval_sub");
+  make_tree(dir.path, 60);
+  az::RetrievalOptions o = tree_options(dir.path);
+  o.max_documents = 20;
+  az::ManCorpus a = az::read_man_corpus(o), b = az::read_man_corpus(o);
+  REQUIRE(a.pages.size() == 20);
+  for (size_t i = 0; i < 20; ++i) CHECK(a.pages[i].id == b.pages[i].id);
+  for (const auto& l : a.links) CHECK(size_t(l[1]) < a.pages.size());
+  o.seed = 5;
+  az::ManCorpus c = az::read_man_corpus(o);
+  bool differ = false;
+  for (size_t i = 0; i < 20; ++i) differ |= c.pages[i].id != a.pages[i].id;
+  CHECK(differ);
+}
+
+TEST_CASE("pairs: in a nearly complete graph the negative is the one unlinked page") {
+  // 8 pages in one section; page i cites every page but itself and i+4, so
+  // the only valid negative partner of a is a+4.
+  TempDir dir("az_retrieval_dense");
+  for (int i = 0; i < 8; ++i) {
+    std::string see;
+    for (int j = 0; j < 8; ++j)
+      if (j != i && j != (i + 4) % 8) see += ".BR q" + std::to_string(j) + " (2),\n";
+    write_gz(dir / ("man2/q" + std::to_string(i) + ".2.gz"),
+             ".SH NAME\nq" + std::to_string(i) + " \\- page\n.SH DESCRIPTION\ntext " + std::string(size_t(10 + i), 'x') +
+                 "\n.SH SEE ALSO\n" + see);
+  }
+  az::RetrievalOptions o = tree_options(dir.path);
+  o.split_by_community = false;
+  o.val_fraction = 0;
+  o.test_fraction = 0.01;  // rounds to no test document: all pairs in train
+  az::RetrievalData d = az::build_retrieval(o);
+  REQUIRE(d.corpus.links.size() == 8 * 6 / 2);
+  REQUIRE(d.pairs[0].size() == 2 * 24);
+  for (const az::RetrievalPair& p : d.pairs[0]) {
+    CHECK(linked(d.corpus, p.doc1, p.doc2) == (p.label == 1));
+    if (p.label == 0) CHECK((p.doc1 + 4) % 8 == p.doc2 % 8);
+  }
+}
+
+TEST_CASE("baselines: bag of bytes beats majority where content decides, length and section do not") {
+  // Documents draw their bytes from one of 8 "topics" (disjoint 4-letter
+  // alphabets); linked pairs share a topic, unlinked ones do not.  Lengths
+  // are random for both classes.
+  az::SplitMix64 rng(3);
+  auto doc = [&](int topic) {
+    std::string s;
+    size_t len = 200 + rng.below(800);
+    for (size_t k = 0; k < len; ++k) s += k % 5 == 4 ? ' ' : char('a' + 4 * topic + int(rng.below(4)));
+    return az::bytes_to_tokens(s);
+  };
+  auto make = [&](size_t n) {
+    az::Dataset d;
+    for (size_t i = 0; i < n; ++i) {
+      int t = int(rng.below(6)), label = int(i % 2);
+      d.seqs.push_back(doc(t));
+      d.seqs2.push_back(doc(label ? t : (t + 1 + int(rng.below(5))) % 6));
+      d.labels.push_back(label);
+    }
+    return d;
+  };
+  az::Splits s{make(400), make(100), make(400)};
+  std::array<std::vector<std::string>, 3> keys;
+  for (int g = 0; g < 3; ++g) keys[g].assign(g == 1 ? 100 : 400, "2|2");
+  az::RetrievalBaselines b = az::retrieval_baselines(s, &keys);
+  CHECK(b.n_test == 400);
+  CHECK(b.majority == doctest::Approx(0.5));
+  CHECK(b.section_only == doctest::Approx(0.5));
+  CHECK(b.length_only < 0.62);
+  CHECK(b.bag_of_bytes > 0.9);
+  CHECK(b.cosine > 0.9);
+  CHECK(az::format_baselines(b).find("bag of bytes") != std::string::npos);
+}
+
+TEST_CASE("TSV: LRA's layout round-trips; malformed rows are refused naming file:line") {
+  TempDir dir("az_retrieval_tsv");
+  az::Dataset d;
+  d.seqs = {az::bytes_to_tokens("line one\nwith\ttab and \\ slash"), az::bytes_to_tokens("x")};
+  d.seqs2 = {az::bytes_to_tokens("second"), az::bytes_to_tokens("y\r\n")};
+  d.labels = {1, 0};
+  for (const char* split : {"train", "eval", "test"}) az::write_retrieval_tsv(dir / (std::string("new_aan_pairs.") + split + ".tsv"), d);
+  for (const std::string& path : {dir.path, dir / "new_aan_pairs"}) {
+    az::Splits s = az::load_retrieval_tsv(path);
+    CHECK(s.train.seqs == d.seqs);
+    CHECK(s.test.seqs2 == d.seqs2);
+    CHECK(s.val.labels == d.labels);
+    CHECK(s.train.vocab_size == 257);
+  }
+  // LRA's own rows: float labels, raw backslashes that are not our escapes.
+  TempDir lra("az_retrieval_lra");
+  for (const char* split : {"train", "eval", "test"})
+    write_plain(lra / (std::string("x.") + split + ".tsv"), "1.0\tA1\tB2\t\\alpha text\tother\n0.0\tA1\tC3\tt\\\\u\tv\n");
+  az::Splits s = az::load_retrieval_tsv(lra.path);
+  CHECK(s.test.labels == std::vector<int32_t>{1, 0});
+  CHECK(s.test.seqs[0] == az::bytes_to_tokens("\\alpha text"));
+  CHECK(s.test.seqs[1] == az::bytes_to_tokens("t\\u"));
+
+  auto refused = [&](const std::string& row, const std::string& expect) {
+    TempDir bad("az_retrieval_bad");
+    for (const char* split : {"train", "eval", "test"})
+      write_plain(bad / (std::string("p.") + split + ".tsv"), std::string("1\ta\tb\tok\tok\n") + row);
+    std::string e = az::test::error_of<az::DataError>([&] { az::load_retrieval_tsv(bad.path); });
+    CAPTURE(row);
+    CHECK(e.find(expect) != std::string::npos);
+    CHECK(e.find("p.train.tsv:2") != std::string::npos);
+  };
+  refused("1\ta\tb\tonly four\n", "4 tab-separated fields (expected 5");
+  refused("1\ta\tb\tt\tu\textra\n", "6 tab-separated fields");
+  refused("yes\ta\tb\tt\tu\n", "label 'yes' (expected 0 or 1)");
+  refused("2\ta\tb\tt\tu\n", "label '2'");
+  refused("0\ta\tb\t\tu\n", "an empty text");
+  CHECK(az::test::error_of<az::DataError>([&] { az::load_retrieval_tsv(dir / "nope"); }).find("nope.train.tsv' not found") !=
+        std::string::npos);
+  TempDir empty("az_retrieval_empty");
+  CHECK(az::test::error_of<az::DataError>([&] { az::load_retrieval_tsv(empty.path); }).find("0 files *train.tsv") !=
+        std::string::npos);
+  az::Dataset bad = d;
+  bad.seqs[1] = {0};
+  CHECK(az::test::error_of<az::DataError>([&] { az::write_retrieval_tsv(dir / "w.tsv", bad); }).find("not a byte token") !=
+        std::string::npos);
+}
+
+TEST_CASE("corpus errors are one line naming what is wrong") {
+  TempDir dir("az_retrieval_err");
+  az::RetrievalOptions o = tree_options(dir.path);
+  CHECK(az::test::error_of<az::DataError>([&] { az::read_man_corpus(o); }).find("no man pages found under " + dir.path) !=
+        std::string::npos);
+  o.packages = {"no-such-package"};
+  o.dpkg_info = dir.path;
+  CHECK(az::test::error_of<az::DataError>([&] { az::read_man_corpus(o); }).find("apt-get install no-such-package") !=
+        std::string::npos);
+  write_plain(dir / "man2/broken.2.gz", std::string("\x1f\x8b\x08\x00garbage", 11));
+  o.packages = {};
+  CHECK(az::test::error_of<az::DataError>([&] { az::read_man_corpus(o); }).find("broken.2.gz") != std::string::npos);
+  o.test_fraction = 0.9;
+  CHECK(az::test::error_of<az::DataError>([&] { az::build_retrieval(o); }).find("split fractions") != std::string::npos);
+  // Pages listed but absent (dpkg told to leave man pages out).
+  write_plain(dir / "info/ghost.list", dir.path + "/man2/gone.2.gz\n");
+  o = tree_options(dir.path);
+  o.packages = {"ghost"};
+  o.dpkg_info = dir / "info";
+  CHECK(az::test::error_of<az::DataError>([&] { az::read_man_corpus(o); }).find("none of the 1 listed pages") !=
+        std::string::npos);
+  // A corpus too small for a test split: load_retrieval refuses, naming the split.
+  TempDir tiny("az_retrieval_tiny");
+  make_tree(tiny.path, 6);
+  az::RetrievalOptions t = tree_options(tiny.path);
+  t.test_fraction = 0.01;
+  t.val_fraction = 0;
+  CHECK(az::test::error_of<az::DataError>([&] { az::load_retrieval(t); }).find("no test pairs from 6 documents") !=
+        std::string::npos);
+}
+
+TEST_CASE("the installed man pages: a real corpus, disjoint splits, near-chance shortcuts") {
+  az::RetrievalOptions o;
+  o.verbose = false;
+  for (const std::string& p : o.packages)
+    if (!fs::exists(o.dpkg_info + "/" + p + ".list")) {
+      MESSAGE("package " << p << " not installed (make deps installs it): case skipped");
+      return;
+    }
+  az::RetrievalData d = az::build_retrieval(o);
+  CHECK(d.corpus.pages.size() > 1500);
+  CHECK(d.corpus.links.size() > 4000);
+  CHECK(d.splits.test.size() >= 2000);
+  for (int g = 0; g < 3; ++g)
+    for (const az::RetrievalPair& p : d.pairs[g]) {
+      REQUIRE(d.group[p.doc1] == g);
+      REQUIRE(d.group[p.doc2] == g);
+    }
+  auto keys = d.section_keys();
+  std::map<std::string, int> by[2];
+  for (size_t i = 0; i < keys[2].size(); ++i) by[d.pairs[2][i].label][keys[2][i]]++;
+  size_t differ = 0;
+  for (const auto& [k, v] : by[1]) differ += size_t(std::abs(v - by[0][k]));
+  CHECK(differ <= d.negatives_wider * 2 + 10);
+}

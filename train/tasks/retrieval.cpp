@@ -1,0 +1,122 @@
+// Task `retrieval`: LRA's Retrieval (Tay et al. 2021, section 3.3): are two
+// byte-level documents linked?  One shared encoder reads both; the pair head
+// classifies [u, v, u*v, u-v] (train/model.h).  Default corpus: the SEE ALSO
+// links between the man pages Debian ships (data/retrieval.h: links stripped
+// from the text, negatives matched in section and length, splits that share
+// no document).  --data reads LRA's own TSV files (label, id1, id2, text1,
+// text2).  Documents are cut to --seq-len bytes (default 1024 here; LRA and
+// the `full` preset use 4096), and the run says how many were cut.  Every run
+// prints the baselines of its data (majority, length only, section only, bag
+// of bytes, tf-idf cosine), so a model's accuracy reads against what content
+// statistics alone give.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "data/retrieval.h"
+#include "train/cli.h"
+#include "train/tasks.h"
+
+namespace az {
+namespace {
+
+size_t cut_pairs(Dataset& d, size_t max_bytes) {
+  size_t cut = 0;
+  for (auto* seqs : {&d.seqs, &d.seqs2})
+    for (auto& s : *seqs)
+      if (s.size() > max_bytes) s.resize(max_bytes), ++cut;
+  return cut;
+}
+
+TaskData load(const TaskContext& c) {
+  TaskData t;
+  t.max_len = c.seq_len ? c.seq_len : 1024;
+  if (c.data.empty()) {
+    RetrievalOptions o;
+    o.seed = uint64_t(c.integer("corpus-seed"));
+    o.max_bytes = size_t(t.max_len);  // its summary says how many documents were cut
+    RetrievalData d = build_retrieval(o);
+    if (c.integer("baselines")) {
+      auto keys = d.section_keys();
+      std::fprintf(stderr, "retrieval: baselines on this data (fit on train, test accuracy):\n%s",
+                   format_baselines(retrieval_baselines(d.splits, &keys, size_t(t.max_len))).c_str());
+    }
+    t.splits = std::move(d.splits);
+  } else {
+    t.splits = load_retrieval_tsv(c.data);
+    if (c.integer("baselines"))
+      std::fprintf(stderr, "retrieval: baselines on this data (fit on train, test accuracy):\n%s",
+                   format_baselines(retrieval_baselines(t.splits, nullptr, size_t(t.max_len))).c_str());
+    size_t cut = 0, total = 0;
+    for (Dataset* d : {&t.splits.train, &t.splits.val, &t.splits.test})
+      cut += cut_pairs(*d, size_t(t.max_len)), total += 2 * d->size();
+    if (cut)
+      std::fprintf(stderr, "retrieval: %zu of %zu documents are longer than --seq-len %lld bytes and were cut to it\n",
+                   cut, total, (long long)t.max_len);
+  }
+  return t;
+}
+
+int data_command(const std::vector<std::string>& args) {
+  Flags f("data retrieval", args, {"out", "seed"}, {});
+  if (!f.has("out")) fail("data retrieval: --out PREFIX is required (writes PREFIX.train.tsv, .eval.tsv, .test.tsv)");
+  RetrievalOptions o;
+  o.seed = uint64_t(f.integer("seed", 0));
+  RetrievalData d = build_retrieval(o);
+  write_retrieval_splits(f.str("out", ""), d);
+  std::printf("wrote %zu/%zu/%zu retrieval pairs to %s.{train,eval,test}.tsv\n", d.splits.train.size(),
+              d.splits.val.size(), d.splits.test.size(), f.str("out", "").c_str());
+  return 0;
+}
+
+TaskInfo info() {
+  TaskInfo i;
+  i.name = "retrieval";
+  i.summary = "LRA's Retrieval: are two byte-level documents linked? (man pages' SEE ALSO links; 2 classes)";
+  i.options = {int_option("corpus-seed", 0, 0, 1000000, "seed of the man-page corpus's splits and negatives"),
+               int_option("baselines", 1, 0, 1, "print the content baselines of the data")};
+  i.load = load;
+  i.head = "pair";
+  i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // two ~1K-token documents an example
+  i.data_name = "retrieval";
+  i.data_help = "attnzoo data retrieval --out PREFIX [--seed S]          man-page pairs as LRA's TSV files\n";
+  i.data_command = data_command;
+  i.lra.title = "Retrieval";
+  i.lra.order = 3;
+  //                    data: len train  val   test       dim h  L  ffn  steps batch warm eval  lr
+  i.lra.rows["quick"] = {{256, 1000, 200, 400, {}}, 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
+  i.lra.rows["mini"] = {{1024, 0, 0, 0, {}}, 64, 4, 1, 128, 400, 16, 40, 100, 1e-3};
+  i.lra.rows["full"] = {{4096, 0, 0, 0, {}}, 64, 4, 2, 128, 800, 4, 80, 200, 1e-3};
+  i.lra.rows["tiny"] = {{32, 32, 16, 16, {}}, 8, 2, 1, 16, 2, 4, 1, 2, 1e-3};
+  i.lra.describe = [](const LraData& d) {
+    std::string n = d.n_train ? std::to_string(d.n_train) + "/" + std::to_string(d.n_val) + "/" +
+                                    std::to_string(d.n_test) + " pairs"
+                              : "every pair";
+    return "man-page SEE ALSO pairs (manpages, manpages-dev, libssl-doc), first " + std::to_string(d.seq_len) +
+           " bytes of each document, " + n + ", corpus seed 0";
+  };
+  i.lra.prepare = [](const LraData& d, const std::string& dir) {
+    RetrievalOptions o;
+    o.max_bytes = size_t(d.seq_len);
+    RetrievalData r = build_retrieval(o);
+    r.splits.train = lra_subset(r.splits.train, d.n_train, 11), r.splits.val = lra_subset(r.splits.val, d.n_val, 12);
+    r.splits.test = lra_subset(r.splits.test, d.n_test, 13);
+    for (auto [name, ds] : {std::pair<const char*, const Dataset*>{"train", &r.splits.train},
+                            {"eval", &r.splits.val}, {"test", &r.splits.test}})
+      write_retrieval_tsv(dir + "/pairs." + name + ".tsv", *ds);
+    RetrievalBaselines b = retrieval_baselines(r.splits, nullptr, size_t(d.seq_len));
+    std::ofstream out(dir + "/baselines.jsonl");  // rows of the LRA table
+    out << "{\"name\": \"bag of bytes\", \"test_acc\": " << b.bag_of_bytes << "}\n"
+        << "{\"name\": \"tf-idf cosine\", \"test_acc\": " << b.cosine << "}\n"
+        << "{\"name\": \"length only\", \"test_acc\": " << b.length_only << "}\n";
+  };
+  i.lra.train_args = [](const LraData&, const std::string& dir) {
+    return std::vector<std::string>{"--task", "retrieval", "--data", dir, "--baselines", "0"};
+  };
+  return i;
+}
+
+RegisterTask reg(info());
+
+}  // namespace
+}  // namespace az
