@@ -171,3 +171,20 @@ TEST_CASE("gradient clipping scales to the global norm") {
   CHECK(clip_grad_norm(ps, 10.0f) == doctest::Approx(1.0f).epsilon(1e-5));  // below: untouched
   CHECK(a.grad_data()[0] == doctest::Approx(0.6f).epsilon(1e-5));
 }
+
+TEST_CASE("cosine schedule with min_lr > 0: reaches min_lr at the end, never goes below it, never rises") {
+  Schedule s;
+  s.kind = Schedule::kCosine, s.base_lr = 1.0f, s.min_lr = 0.1f, s.warmup = 10, s.total = 110;
+  CHECK(s.lr(10) == doctest::Approx(1.0f));
+  CHECK(s.lr(60) == doctest::Approx(0.55f));  // half-way: the mean of base_lr and min_lr
+  CHECK(s.lr(110) == doctest::Approx(0.1f));
+  CHECK(s.lr(500) == doctest::Approx(0.1f));  // past the end: stays at min_lr
+  float prev = s.lr(10);
+  for (int64_t step = 10; step <= 300; ++step) {
+    CAPTURE(step);
+    float lr = s.lr(step);
+    CHECK(lr >= 0.1f - 1e-6f);
+    CHECK(lr <= prev + 1e-6f);
+    prev = lr;
+  }
+}
