@@ -6,7 +6,10 @@
 // about 2 s in all.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -145,6 +148,15 @@ TEST_CASE("metrics.jsonl: training lines at the multiples of --log-every and the
   CHECK(steps_of(m, "loss") == std::vector<int64_t>{4, 8, 10});
   CHECK(steps_of(m, "val_acc") == std::vector<int64_t>{3, 6, 9, 10});
   CHECK(load_checkpoint(dir / "run/last.ckpt").step == 10);
+  // train_acc is the mean over the window of per-step accuracies of batch 8: a multiple of
+  // 1 / (8 * steps in the window); 4 steps a window, and 2 for the last line
+  for (auto& l : m)
+    if (l.has("train_acc")) {
+      double per = l.at("step") == 10 ? 16 : 32, k = l.at("train_acc") * per;
+      CAPTURE(l.at("step"));
+      CHECK(std::fabs(k - std::round(k)) < 1e-2);
+      CHECK(l.at("train_acc") <= 1.0);
+    }
   // the logged learning rate is the schedule's at that step (warm-up, then cosine to 0 at the end)
   for (auto& l : m)
     if (l.has("lr")) {
@@ -159,7 +171,7 @@ TEST_CASE("resuming a model with dropout equals training without stopping (bitwi
   write_image_folder(dir / "data", 8, 4);
   const float dropout = 0.2f;
   TrainConfig a = tiny_run(dir / "data", dir / "a");
-  a.steps = 12, a.eval_every = 4;
+  a.steps = 12, a.eval_every = 4, a.log_every = 3;
   Trainer(a, tiny_model(dropout), quiet()).run();
   TrainConfig b = a;
   b.out = dir / "b";
@@ -185,17 +197,18 @@ TEST_CASE("resuming a model with dropout equals training without stopping (bitwi
   CHECK(differing == 0);
   CHECK(ca.optimizer == cb.optimizer);
   CHECK(ca.rng == cb.rng);
-  // and the validation losses logged after the resume are the uninterrupted run's
-  auto val_losses = [](const std::vector<MetricsLine>& m) {
-    std::map<int64_t, double> v;
-    for (auto& l : m)
-      if (l.has("val_loss")) v[int64_t(l.at("step"))] = l.at("val_loss");
+  // and what is logged after the resume (training loss and accuracy, validation) is the
+  // uninterrupted run's, at the same steps (the schedule of --log-every and --eval-every survives)
+  auto after_stop = [](const std::vector<MetricsLine>& m) {
+    std::vector<std::map<std::string, double>> v;
+    for (auto l : m)
+      if (l.has("step") && l.at("step") > 6) l.v.erase("elapsed"), v.push_back(l.v);
     return v;
   };
-  std::map<int64_t, double> la = val_losses(read_metrics(dir / "a/metrics.jsonl")),
-                            lb = val_losses(read_metrics(dir / "b/metrics.jsonl"));
-  CHECK(la.at(8) == lb.at(8));
-  CHECK(la.at(12) == lb.at(12));
+  std::vector<std::map<std::string, double>> la = after_stop(read_metrics(dir / "a/metrics.jsonl")),
+                                             lb = after_stop(read_metrics(dir / "b/metrics.jsonl"));
+  CHECK(la.size() == 4);  // training lines at 9 and 12, validation at 8 and 12
+  CHECK(la == lb);
 }
 
 TEST_CASE("mean pooling ignores padding: a padded example's logits equal the same example unpadded") {
@@ -235,4 +248,39 @@ TEST_CASE("mean pooling ignores padding: a padded example's logits equal the sam
     REQUIRE(lb.shape() == Shape{2, 3});
     for (int c = 0; c < 3; ++c) CHECK(lb.data()[c] == doctest::Approx(la.data()[c]).epsilon(1e-4));
   }
+}
+
+// Runs the program; returns its exit status.
+static int run_cli(const std::string& args) {
+  const char* bin = std::getenv("ATTNZOO_BIN");
+  std::string cmd = std::string(bin ? bin : "build/attnzoo") + " " + args + " >/dev/null 2>&1";
+  int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST_CASE("the command line's flags reach the run: metrics.jsonl's schedule and the checkpoint's model") {
+  TempDir dir("az_regressions");
+  write_image_folder(dir / "data", 8, 4);
+  std::string common = "--task image-folder --data " + dir / "data" +
+                       " --model local --window 3 --block 4 --dim 16 --heads 2 --layers 2 --ffn 24 --batch 4 --seed 3";
+  REQUIRE(run_cli("train " + common + " --steps 7 --log-every 3 --eval-every 5 --eval-limit 4 --out " + dir / "run") == 0);
+  std::vector<MetricsLine> m = read_metrics(dir / "run/metrics.jsonl");
+  CHECK(steps_of(m, "loss") == std::vector<int64_t>{3, 6, 7});
+  CHECK(steps_of(m, "val_acc") == std::vector<int64_t>{5, 7});
+  Checkpoint c = load_checkpoint(dir / "run/last.ckpt");
+  CHECK(c.step == 7);
+  CHECK(c.model_config.at("model") == "local");
+  CHECK(c.model_config.at("dim") == "16");
+  CHECK(c.model_config.at("heads") == "2");
+  CHECK(c.model_config.at("layers") == "2");
+  CHECK(c.model_config.at("ffn") == "24");
+  CHECK(c.model_config.at("knob.window") == "3");
+  CHECK(c.train_config.at("batch") == "4");
+  CHECK(c.train_config.at("eval_limit") == "4");
+  CHECK(c.train_config.at("seed") == "3");
+  // --resume with --steps extends the run and keeps its schedule
+  REQUIRE(run_cli("train --resume " + dir / "run/last.ckpt" + " --steps 10") == 0);
+  m = read_metrics(dir / "run/metrics.jsonl");
+  CHECK(steps_of(m, "loss") == std::vector<int64_t>{3, 6, 7, 9, 10});
+  CHECK(steps_of(m, "val_acc") == std::vector<int64_t>{5, 7, 10});
 }
