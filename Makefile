@@ -87,6 +87,13 @@ data: $(BUILD)/attnzoo
 	$(BUILD)/attnzoo data pathfinder --n 20000 --out data_cache/pathfinder
 	$(BUILD)/attnzoo data fashion-mnist
 
+# make mutate [MUTANTS='id glob ...']: the mutation harness (tests/mutation/README.md):
+# each listed bug in a scratch copy, the suites that should catch it, the kill rate.
+# Minutes, not part of make test or CI.
+.PHONY: mutate
+mutate: $(TEST_BIN) $(BUILD)/attnzoo $(MPI_BIN)
+	@BUILD=$(BUILD) MPI=$(MPI) bash tests/mutation/run.sh $(MUTANTS)
+
 bench-core: $(BUILD)/bench_core
 	OMP_NUM_THREADS=2 $(BUILD)/bench_core
 

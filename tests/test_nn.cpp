@@ -188,3 +188,31 @@ TEST_CASE("cosine schedule with min_lr > 0: reaches min_lr at the end, never goe
     prev = lr;
   }
 }
+
+TEST_CASE("sinusoidal positions: dimensions 2k and 2k+1 are the sine and cosine of one frequency 10000^(-2k/D)") {
+  const int64_t L = 50, D = 8;
+  SinusoidalPositions sp(L, D);
+  for (int64_t p : {1, 7, 49})
+    for (int64_t k = 0; k < D / 2; ++k) {
+      CAPTURE(p);
+      CAPTURE(k);
+      double angle = double(p) * std::pow(10000.0, -double(2 * k) / double(D));
+      CHECK(sp.table.data()[p * D + 2 * k] == doctest::Approx(std::sin(angle)).epsilon(1e-5));
+      CHECK(sp.table.data()[p * D + 2 * k + 1] == doctest::Approx(std::cos(angle)).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("feed-forward: dropout acts on the hidden layer in training only") {
+  Rng r(6);
+  FeedForward ff(6, 32, 0.5f, r);
+  Tensor x = Tensor::randn({4, 3, 6}, 1.0f, r);
+  ff.eval();
+  Tensor y_eval = ff.forward(x);
+  // in eval mode the block is fc2(gelu(fc1 x)), exactly
+  Tensor ref = ff.fc2->forward(gelu(ff.fc1->forward(x)));
+  CHECK(y_eval.to_vector() == ref.to_vector());
+  ff.train();
+  Tensor y1 = ff.forward(x), y2 = ff.forward(x);
+  CHECK(y1.to_vector() != y_eval.to_vector());
+  CHECK(y1.to_vector() != y2.to_vector());  // a fresh mask each call
+}

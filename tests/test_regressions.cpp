@@ -25,9 +25,9 @@ using az::test::TempDir;
 
 namespace {
 
-// root/{train,val,test}/{dark,light}/k.png: 4x4 grey images, pixels uniform in
+// root/{train,val,test}/{dark,light}/k.png: 4x4 images (grey or RGB), values uniform in
 // [20, 170] (dark) or [85, 235] (light): learnable in a few steps, not at once.
-void write_image_folder(const std::string& root, int per_class_train, int per_class_eval) {
+void write_image_folder(const std::string& root, int per_class_train, int per_class_eval, int channels = 1) {
   Rng r(7);
   for (const char* split : {"train", "val", "test"}) {
     int n = std::string(split) == "train" ? per_class_train : per_class_eval;
@@ -35,9 +35,9 @@ void write_image_folder(const std::string& root, int per_class_train, int per_cl
       std::string dir = root + "/" + split + "/" + (c ? "light" : "dark");
       std::filesystem::create_directories(dir);
       for (int k = 0; k < n; ++k) {
-        std::vector<uint8_t> px(16);
+        std::vector<uint8_t> px(size_t(16 * channels));
         for (auto& p : px) p = uint8_t(20 + 65 * c + int(r.uniform() * 150));
-        write_png(dir + "/" + std::to_string(k) + ".png", px.data(), 4, 4, 1);
+        write_png(dir + "/" + std::to_string(k) + ".png", px.data(), 4, 4, channels);
       }
     }
   }
@@ -283,4 +283,15 @@ TEST_CASE("the command line's flags reach the run: metrics.jsonl's schedule and 
   m = read_metrics(dir / "run/metrics.jsonl");
   CHECK(steps_of(m, "loss") == std::vector<int64_t>{3, 6, 7, 9, 10});
   CHECK(steps_of(m, "val_acc") == std::vector<int64_t>{5, 7, 10});
+}
+
+TEST_CASE("an RGB image folder trains on whole images: the sequence is height x width x channels values") {
+  TempDir dir("az_regressions");
+  write_image_folder(dir / "data", 4, 2, 3);
+  TrainConfig t = tiny_run(dir / "data", dir / "run");
+  t.channels = 3, t.steps = 2, t.eval_every = 2;
+  Trainer tr(t, tiny_model(), quiet());
+  REQUIRE(tr.data().splits.train.seqs[0].size() == 48);
+  tr.run();
+  CHECK(load_checkpoint(dir / "run/last.ckpt").model_config.at("max_len") == "48");
 }
