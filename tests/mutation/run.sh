@@ -20,6 +20,9 @@
 # archive, the named suites' links and their run: 20-60 s each on 2 cores.
 # Everything runs under nice -n 19.
 set -uo pipefail
+# The whole script is one compound command, read before it runs: editing this
+# file (or the list) during a run does not change the run.
+{
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -35,7 +38,7 @@ for a in "$@"; do
     --no-baseline) baseline=0 ;;
     --list) list_only=1 ;;
     --check) check_only=1 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set /p' "$0" | grep '^#'; exit 0 ;;
     -*) echo "run.sh: unknown option $a (valid: --list --check --keep --no-baseline)" >&2; exit 2 ;;
     *) want+=("$a") ;;
   esac
@@ -111,6 +114,9 @@ fi
 # ---- the scratch copy: the tree as it is now (tracked and new files), and the
 # warm build directory with its times kept, so make rebuilds only what is stale
 if [ ! -d "$root/$build" ]; then echo "run.sh: no warm build directory $root/$build (run make first)" >&2; exit 2; fi
+if [ -n "${MUTATE_DIR:-}" ] && [ -e "$MUTATE_DIR" ] && [ -n "$(ls -A "$MUTATE_DIR" 2>/dev/null)" ]; then
+  echo "run.sh: MUTATE_DIR $MUTATE_DIR is not empty (it is removed at the end): name a new directory" >&2; exit 2
+fi
 scratch=${MUTATE_DIR:-$(mktemp -d /tmp/az_mutate_XXXXXX)}
 mkdir -p "$scratch"
 cleanup() { if [ "$keep" = 0 ]; then rm -rf "$scratch"; else echo "scratch kept in $scratch"; fi; }
@@ -255,3 +261,5 @@ fi
 for s in "${survivors[@]}"; do echo "  survived: $s"; done
 [ ${#stales[@]} -gt 0 ] && echo "  stale (update their find: lines): ${stales[*]}"
 [ "$survived" -eq 0 ]
+exit
+}
