@@ -708,18 +708,24 @@ TEST_CASE("sinkhorn: several blocks, no noise: equals the dense reference of sco
   }
   NoGradGuard ng;
   Tensor y = att->forward(x, Tensor());
-  std::vector<float> q = split_heads(lin(*att, "q", x), H).to_vector(), k = split_heads(lin(*att, "k", x), H).to_vector(),
-                     v = split_heads(lin(*att, "v", x), H).to_vector();
-  std::vector<float> W1 = find_param(*att, "sort.fc1.weight").to_vector(), b1 = find_param(*att, "sort.fc1.bias").to_vector(),
-                     W2 = find_param(*att, "sort.fc2.weight").to_vector(), b2 = find_param(*att, "sort.fc2.bias").to_vector();
-  auto at = [&](const std::vector<float>& t, int64_t bh, int64_t n, int64_t e) { return double(t[size_t((bh * N + n) * d + e)]); };
+  auto heads = [&](const char* n) { return split_heads(lin(*att, n, x), H).to_vector(); };  // [B,H,N,d]
+  auto param = [&](const char* n) { return find_param(*att, n).to_vector(); };
+  std::vector<float> q = heads("q"), k = heads("k"), v = heads("v");
+  std::vector<float> W1 = param("sort.fc1.weight"), b1 = param("sort.fc1.bias");  // [d,d] as [in,out], [d]
+  std::vector<float> W2 = param("sort.fc2.weight"), b2 = param("sort.fc2.bias");
+  auto at = [&](const std::vector<float>& t, int64_t bh, int64_t n, int64_t e) {
+    return double(t[size_t((bh * N + n) * d + e)]);
+  };
   std::vector<float> out(size_t(B * H * N * d));
   double spread = 0;  // how far P is from uniform
   for (int64_t bh = 0; bh < B * H; ++bh) {
     std::vector<double> qm(size_t(nb * d), 0), km(size_t(nb * d), 0), hid(size_t(nb * d)), s(size_t(nb * d));
     for (int64_t i = 0; i < nb; ++i)
       for (int64_t e = 0; e < d; ++e)
-        for (int64_t t = 0; t < b; ++t) qm[size_t(i * d + e)] += at(q, bh, i * b + t, e) / b, km[size_t(i * d + e)] += at(k, bh, i * b + t, e) / b;
+        for (int64_t t = 0; t < b; ++t) {  // block means of queries and keys
+          qm[size_t(i * d + e)] += at(q, bh, i * b + t, e) / b;
+          km[size_t(i * d + e)] += at(k, bh, i * b + t, e) / b;
+        }
     for (int64_t i = 0; i < nb; ++i)
       for (int64_t o = 0; o < d; ++o) {
         double a = b1[size_t(o)];
