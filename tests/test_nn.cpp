@@ -216,3 +216,16 @@ TEST_CASE("feed-forward: dropout acts on the hidden layer in training only") {
   CHECK(y1.to_vector() != y_eval.to_vector());
   CHECK(y1.to_vector() != y2.to_vector());  // a fresh mask each call
 }
+
+TEST_CASE("an input read by two layers gets the sum of both gradients (Linear, LayerNorm)") {
+  // Attention's q, k and v projections all read x: a backward that overwrites
+  // x's gradient instead of adding to it keeps only the last path.
+  Rng r(9);
+  Linear a(5, 4, true, r), b(5, 4, true, r);
+  LayerNorm n(5);
+  Tensor x = Tensor::randn({3, 5}, 1.0f, r).set_requires_grad();
+  std::vector<Tensor> in = {x, a.weight, b.weight};
+  GradcheckResult g = gradcheck([&](auto&) { return add(mul(a.forward(x), b.forward(x)), a.forward(n.forward(x))); }, in);
+  INFO(g.worst);
+  CHECK(g.ok);
+}
