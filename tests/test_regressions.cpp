@@ -211,7 +211,7 @@ TEST_CASE("resuming a model with dropout equals training without stopping (bitwi
   CHECK(la == lb);
 }
 
-TEST_CASE("mean pooling ignores padding: a padded example's logits equal the same example unpadded") {
+TEST_CASE("pooling ignores padding: a padded example's logits equal the same example unpadded (mean and CLS)") {
   // Every model but reformer and routing, whose buckets and clusters are cut
   // from the padded sequence (chunks of a sorted order, top-w members), so a
   // real token's company depends on how many padding positions follow.
@@ -221,33 +221,35 @@ TEST_CASE("mean pooling ignores padding: a padded example's logits equal the sam
       {"longformer", {{"window", 2}, {"block", 4}}}, {"bigbird", {{"block", 4}}}, {"sinkhorn", {{"block", 4}}},
       {"efficient", {}},   {"performer", {}},   {"rfa", {}},   {"linformer", {}},   {"compressed", {}},
       {"synthesizer", {}}, {"mixer", {}},       {"gmlp", {}},  {"fnet", {}}};
-  for (auto& [name, knobs] : models) {
-    CAPTURE(name);
-    global_rng().seed_with(5);
-    ModelConfig mc = tiny_model();
-    mc.model = name, mc.knobs = knobs, mc.vocab = 10, mc.num_classes = 3, mc.max_len = 12;
-    SequenceClassifier model(mc);
-    model.eval();
-    // example 0: 7 real tokens padded to 12; example 1: 12 real tokens
-    Batch both;
-    both.B = 2, both.N = 12;
-    Rng r(3);
-    for (int i = 0; i < 24; ++i) {
-      bool pad = i < 12 && i >= 7;
-      both.tokens.push_back(pad ? 0 : 1 + int32_t(r.uniform() * 9));
-      both.pad_mask.push_back(pad ? 1.0f : 0.0f);
+  for (auto& [name, knobs] : models)
+    for (const char* pool : {"mean", "cls"}) {
+      CAPTURE(name);
+      CAPTURE(pool);
+      global_rng().seed_with(5);
+      ModelConfig mc = tiny_model();
+      mc.model = name, mc.knobs = knobs, mc.vocab = 10, mc.num_classes = 3, mc.max_len = 12, mc.pool = pool;
+      SequenceClassifier model(mc);
+      model.eval();
+      // example 0: 7 real tokens padded to 12; example 1: 12 real tokens
+      Batch both;
+      both.B = 2, both.N = 12;
+      Rng r(3);
+      for (int i = 0; i < 24; ++i) {
+        bool pad = i < 12 && i >= 7;
+        both.tokens.push_back(pad ? 0 : 1 + int32_t(r.uniform() * 9));
+        both.pad_mask.push_back(pad ? 1.0f : 0.0f);
+      }
+      both.labels = {0, 1};
+      Batch alone;
+      alone.B = 1, alone.N = 7;
+      alone.tokens.assign(both.tokens.begin(), both.tokens.begin() + 7);
+      alone.pad_mask.assign(7, 0.0f);
+      alone.labels = {0};
+      NoGradGuard ng;
+      Tensor lb = model.forward(both), la = model.forward(alone);
+      REQUIRE(lb.shape() == Shape{2, 3});
+      for (int c = 0; c < 3; ++c) CHECK(lb.data()[c] == doctest::Approx(la.data()[c]).epsilon(1e-4));
     }
-    both.labels = {0, 1};
-    Batch alone;
-    alone.B = 1, alone.N = 7;
-    alone.tokens.assign(both.tokens.begin(), both.tokens.begin() + 7);
-    alone.pad_mask.assign(7, 0.0f);
-    alone.labels = {0};
-    NoGradGuard ng;
-    Tensor lb = model.forward(both), la = model.forward(alone);
-    REQUIRE(lb.shape() == Shape{2, 3});
-    for (int c = 0; c < 3; ++c) CHECK(lb.data()[c] == doctest::Approx(la.data()[c]).epsilon(1e-4));
-  }
 }
 
 // Runs the program; returns its exit status.
