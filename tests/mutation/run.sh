@@ -183,7 +183,11 @@ for s in $all_suites; do
   suite_ok[$s]=1
   if [ "$baseline" = 1 ]; then
     bad=$(run_suites "$s" "mutation-logs/baseline.$(echo "$s" | tr -c 'A-Za-z0-9_.-' '_').log")
-    if [ -n "$bad" ]; then suite_ok[$s]=0; echo "mutation: baseline: $s FAILS unmutated ($bad): its mutations are not counted"; fi
+    if [[ $bad == STALE-FILTER* ]]; then
+      suite_ok[$s]=2; echo "mutation: baseline: $s selects no test case: its mutations are stale"
+    elif [ -n "$bad" ]; then
+      suite_ok[$s]=0; echo "mutation: baseline: $s FAILS unmutated ($bad): its mutations are not counted"
+    fi
   fi
 done
 
@@ -204,7 +208,13 @@ for i in "${selected[@]}"; do
     echo "STALE     $label pattern matches $n times in $f"; stale=$((stale + 1)); stales+=("$id"); continue
   fi
   skip=""
-  for s in ${suites[i]}; do [ "${suite_ok[$s]}" = 1 ] || skip="$s fails unmutated"; done
+  for s in ${suites[i]}; do
+    [ "${suite_ok[$s]}" = 2 ] && skip="stale"
+    [ "${suite_ok[$s]}" = 0 ] && [ -z "$skip" ] && skip="$s fails unmutated"
+  done
+  if [ "$skip" = stale ]; then
+    echo "STALE     $label a suite filter selects no test case"; stale=$((stale + 1)); stales+=("$id"); continue
+  fi
   if [ -n "$skip" ]; then echo "INVALID   $label $skip"; invalid=$((invalid + 1)); continue; fi
   # the objects that depend on the file (its own, or every includer of a header)
   mapfile -t deps < <(grep -rlF --include='*.d' -e "$f" build | sed 's/\.d$/.o/')
