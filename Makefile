@@ -135,6 +135,13 @@ docs: $(BUILD)/attnzoo
 	@for m in $(DOC_PATTERNS); do $(BUILD)/attnzoo pattern --model $$m --seq-len 64 --out docs/patterns/$$m.png || exit 1; done
 	rm -f docs/patterns/*.svg
 
+# make mutate [MUTANTS='id glob ...']: the mutation harness (tests/mutation/README.md):
+# each listed bug in a scratch copy, the suites that should catch it, the kill rate.
+# Minutes, not part of make test or CI.
+.PHONY: mutate
+mutate: $(TEST_BIN) $(BUILD)/attnzoo $(MPI_BIN)
+	@BUILD=$(BUILD) MPI=$(MPI) bash tests/mutation/run.sh $(MUTANTS)
+
 bench-core: $(BUILD)/bench_core
 	OMP_NUM_THREADS=2 $(BUILD)/bench_core
 

@@ -687,3 +687,105 @@ TEST_CASE("200-step ListOps training runs stay finite") {
   SUBCASE("routing") { train_listops_finite("routing", {{"clusters", 4}}); }
   SUBCASE("sinkhorn") { train_listops_finite("sinkhorn", {{"block", 8}, {"temperature", 0.3}}); }
 }
+
+// The whole of sinkhorn's forward with several blocks, in double-precision loops
+// from its own weights: block means -> sorting MLP -> R = MLP(q_i) . k_j / sqrt(d)
+// -> R / temperature -> alternate row and column normalisation -> P -> each query
+// block attends to its own block and to sum_j P_ij (keys, values) of block j.
+// The other sinkhorn tests pass P in, or use one block, where P = 1 whatever R.
+TEST_CASE("sinkhorn: several blocks, no noise: equals the dense reference of scores, Sinkhorn and mixing") {
+  const int64_t B = 2, H = 2, D = 32, d = D / H, b = 4, N = 24, nb = N / b, iters = 8;
+  const double temperature = 0.3;
+  auto att = make_attention("sinkhorn", config(D, H, N, {{"block", double(b)}, {"temperature", temperature},
+                                                         {"sinkhorn_iters", double(iters)}}));
+  att->eval();  // no Gumbel noise
+  Tensor x = random_input(B, N, D, 41);
+  // A sorting MLP with some spread, so that P is far from uniform and its scale shows.
+  Rng wr(8);
+  for (const char* name : {"sort.fc1.weight", "sort.fc2.weight"}) {
+    Tensor w = find_param(*att, name);
+    for (int64_t i = 0; i < w.numel(); ++i) w.data()[i] = 0.6f * wr.normal();
+  }
+  NoGradGuard ng;
+  Tensor y = att->forward(x, Tensor());
+  auto heads = [&](const char* n) { return split_heads(lin(*att, n, x), H).to_vector(); };  // [B,H,N,d]
+  auto param = [&](const char* n) { return find_param(*att, n).to_vector(); };
+  std::vector<float> q = heads("q"), k = heads("k"), v = heads("v");
+  std::vector<float> W1 = param("sort.fc1.weight"), b1 = param("sort.fc1.bias");  // [d,d] as [in,out], [d]
+  std::vector<float> W2 = param("sort.fc2.weight"), b2 = param("sort.fc2.bias");
+  auto at = [&](const std::vector<float>& t, int64_t bh, int64_t n, int64_t e) {
+    return double(t[size_t((bh * N + n) * d + e)]);
+  };
+  std::vector<float> out(size_t(B * H * N * d));
+  double spread = 0;  // how far P is from uniform
+  for (int64_t bh = 0; bh < B * H; ++bh) {
+    std::vector<double> qm(size_t(nb * d), 0), km(size_t(nb * d), 0), hid(size_t(nb * d)), s(size_t(nb * d));
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t e = 0; e < d; ++e)
+        for (int64_t t = 0; t < b; ++t) {  // block means of queries and keys
+          qm[size_t(i * d + e)] += at(q, bh, i * b + t, e) / b;
+          km[size_t(i * d + e)] += at(k, bh, i * b + t, e) / b;
+        }
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t o = 0; o < d; ++o) {
+        double a = b1[size_t(o)];
+        for (int64_t e = 0; e < d; ++e) a += qm[size_t(i * d + e)] * W1[size_t(e * d + o)];
+        hid[size_t(i * d + o)] = std::max(a, 0.0);
+      }
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t o = 0; o < d; ++o) {
+        double a = b2[size_t(o)];
+        for (int64_t e = 0; e < d; ++e) a += hid[size_t(i * d + e)] * W2[size_t(e * d + o)];
+        s[size_t(i * d + o)] = a;
+      }
+    std::vector<double> r(size_t(nb * nb));
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t j = 0; j < nb; ++j) {
+        double a = 0;
+        for (int64_t e = 0; e < d; ++e) a += s[size_t(i * d + e)] * km[size_t(j * d + e)];
+        r[size_t(i * nb + j)] = a / std::sqrt(double(d)) / temperature;
+      }
+    for (int64_t it = 0; it < iters; ++it)
+      for (int pass = 0; pass < 2; ++pass)  // rows, then columns: subtract each one's logsumexp
+        for (int64_t i = 0; i < nb; ++i) {
+          auto cell = [&](int64_t j) -> double& { return pass == 0 ? r[size_t(i * nb + j)] : r[size_t(j * nb + i)]; };
+          double mx = -1e300, z = 0;
+          for (int64_t j = 0; j < nb; ++j) mx = std::max(mx, cell(j));
+          for (int64_t j = 0; j < nb; ++j) z += std::exp(cell(j) - mx);
+          for (int64_t j = 0; j < nb; ++j) cell(j) -= mx + std::log(z);
+        }
+    std::vector<double> P(r.size());
+    for (size_t i = 0; i < r.size(); ++i) P[i] = std::exp(r[i]), spread = std::max(spread, std::fabs(P[i] - 1.0 / nb));
+    for (int64_t i = 0; i < nb; ++i) {
+      // keys and values of query block i: its own block's b tokens, then the b slots of its sorted block
+      std::vector<double> K(size_t(2 * b * d), 0), V(size_t(2 * b * d), 0);
+      for (int64_t t = 0; t < b; ++t)
+        for (int64_t e = 0; e < d; ++e) {
+          K[size_t(t * d + e)] = at(k, bh, i * b + t, e), V[size_t(t * d + e)] = at(v, bh, i * b + t, e);
+          for (int64_t j = 0; j < nb; ++j) {
+            K[size_t((b + t) * d + e)] += P[size_t(i * nb + j)] * at(k, bh, j * b + t, e);
+            V[size_t((b + t) * d + e)] += P[size_t(i * nb + j)] * at(v, bh, j * b + t, e);
+          }
+        }
+      for (int64_t t = 0; t < b; ++t) {
+        std::vector<double> sc(size_t(2 * b));
+        double mx = -1e300, z = 0;
+        for (int64_t c = 0; c < 2 * b; ++c) {
+          double a = 0;
+          for (int64_t e = 0; e < d; ++e) a += at(q, bh, i * b + t, e) * K[size_t(c * d + e)];
+          sc[size_t(c)] = a / std::sqrt(double(d)), mx = std::max(mx, sc[size_t(c)]);
+        }
+        for (double& e : sc) z += (e = std::exp(e - mx));
+        for (int64_t e = 0; e < d; ++e) {
+          double o = 0;
+          for (int64_t c = 0; c < 2 * b; ++c) o += sc[size_t(c)] / z * V[size_t(c * d + e)];
+          out[size_t((bh * N + i * b + t) * d + e)] = float(o);
+        }
+      }
+    }
+  }
+  MESSAGE("largest |P - 1/nb| " << spread);
+  CHECK(spread > 0.2);  // a P near uniform would hide the scores' scale
+  Tensor ref = lin(*att, "o", merge_heads(Tensor::from({B, H, N, d}, out)));
+  check_close(y, ref, 1e-4, "sinkhorn forward with several blocks");
+}

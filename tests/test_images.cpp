@@ -510,3 +510,22 @@ TEST_CASE("fashion-mnist: the installed dataset loads (skipped when absent)") {
   }
   CHECK(contains(error_of<DataError>([&] { load_fashion_mnist("/nonexistent-dir"); }), "/nonexistent-dir/train-images-idx3-ubyte.gz: not found"));
 }
+
+TEST_CASE("image folder: a split holding only some classes is labelled by the training classes") {
+  // train/ has a and b; val/ holds only a, test/ only b: test's label must be b's
+  // index among the training classes (1), not its index in test/'s own folders (0).
+  TempDir dir("az_images");
+  for (const char* cdir : {"train/a", "train/b", "val/a", "test/b"}) {
+    fs::create_directories(dir / cdir);
+    for (int i = 0; i < 3; ++i)
+      write_png(dir / (std::string(cdir) + "/" + std::to_string(i) + ".png"), pattern(4, 4, 1, i).data(), 4, 4, 1);
+  }
+  Splits s = load_image_folder(dir.path, 1);
+  CHECK(s.train.labels == std::vector<int32_t>{0, 0, 0, 1, 1, 1});
+  CHECK(s.val.labels == std::vector<int32_t>{0, 0, 0});
+  CHECK(s.test.labels == std::vector<int32_t>{1, 1, 1});
+  for (const Dataset* d : {&s.train, &s.val, &s.test}) {
+    CHECK(d->class_names == std::vector<std::string>{"a", "b"});
+    CHECK(d->num_classes == 2);
+  }
+}

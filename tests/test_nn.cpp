@@ -171,3 +171,61 @@ TEST_CASE("gradient clipping scales to the global norm") {
   CHECK(clip_grad_norm(ps, 10.0f) == doctest::Approx(1.0f).epsilon(1e-5));  // below: untouched
   CHECK(a.grad_data()[0] == doctest::Approx(0.6f).epsilon(1e-5));
 }
+
+TEST_CASE("cosine schedule with min_lr > 0: reaches min_lr at the end, never goes below it, never rises") {
+  Schedule s;
+  s.kind = Schedule::kCosine, s.base_lr = 1.0f, s.min_lr = 0.1f, s.warmup = 10, s.total = 110;
+  CHECK(s.lr(10) == doctest::Approx(1.0f));
+  CHECK(s.lr(60) == doctest::Approx(0.55f));  // half-way: the mean of base_lr and min_lr
+  CHECK(s.lr(110) == doctest::Approx(0.1f));
+  CHECK(s.lr(500) == doctest::Approx(0.1f));  // past the end: stays at min_lr
+  float prev = s.lr(10);
+  for (int64_t step = 10; step <= 300; ++step) {
+    CAPTURE(step);
+    float lr = s.lr(step);
+    CHECK(lr >= 0.1f - 1e-6f);
+    CHECK(lr <= prev + 1e-6f);
+    prev = lr;
+  }
+}
+
+TEST_CASE("sinusoidal positions: dimensions 2k and 2k+1 are the sine and cosine of one frequency 10000^(-2k/D)") {
+  const int64_t L = 50, D = 8;
+  SinusoidalPositions sp(L, D);
+  for (int64_t p : {1, 7, 49})
+    for (int64_t k = 0; k < D / 2; ++k) {
+      CAPTURE(p);
+      CAPTURE(k);
+      double angle = double(p) * std::pow(10000.0, -double(2 * k) / double(D));
+      CHECK(sp.table.data()[p * D + 2 * k] == doctest::Approx(std::sin(angle)).epsilon(1e-5));
+      CHECK(sp.table.data()[p * D + 2 * k + 1] == doctest::Approx(std::cos(angle)).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("feed-forward: dropout acts on the hidden layer in training only") {
+  Rng r(6);
+  FeedForward ff(6, 32, 0.5f, r);
+  Tensor x = Tensor::randn({4, 3, 6}, 1.0f, r);
+  ff.eval();
+  Tensor y_eval = ff.forward(x);
+  // in eval mode the block is fc2(gelu(fc1 x)), exactly
+  Tensor ref = ff.fc2->forward(gelu(ff.fc1->forward(x)));
+  CHECK(y_eval.to_vector() == ref.to_vector());
+  ff.train();
+  Tensor y1 = ff.forward(x), y2 = ff.forward(x);
+  CHECK(y1.to_vector() != y_eval.to_vector());
+  CHECK(y1.to_vector() != y2.to_vector());  // a fresh mask each call
+}
+
+TEST_CASE("an input read by two layers gets the sum of both gradients (Linear, LayerNorm)") {
+  // Attention's q, k and v projections all read x: a backward that overwrites
+  // x's gradient instead of adding to it keeps only the last path.
+  Rng r(9);
+  Linear a(5, 4, true, r), b(5, 4, true, r);
+  LayerNorm n(5);
+  Tensor x = Tensor::randn({3, 5}, 1.0f, r).set_requires_grad();
+  std::vector<Tensor> in = {x, a.weight, b.weight};
+  GradcheckResult g = gradcheck([&](auto&) { return add(mul(a.forward(x), b.forward(x)), a.forward(n.forward(x))); }, in);
+  INFO(g.worst);
+  CHECK(g.ok);
+}

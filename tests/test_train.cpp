@@ -21,10 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using az::test::error_of;
-std::string temp_dir() {
-  char tmpl[] = "/tmp/az_test_train_XXXXXX";
-  return mkdtemp(tmpl);
-}
 
 ModelConfig tiny_model() {
   ModelConfig m;
@@ -126,7 +122,8 @@ TEST_CASE("a tiny model overfits 32 ListOps examples to 100% training accuracy")
 }
 
 TEST_CASE("checkpoints: round trip, and resuming equals training without stopping (bitwise)") {
-  std::string dir = temp_dir();
+  az::test::TempDir tmp("az_test_train");  // removed even when a check fails
+  const std::string& dir = tmp.path;
   // uninterrupted
   TrainConfig a = tiny_run(dir + "/a");
   Trainer ta(a, tiny_model(), RunOptions{});
@@ -172,11 +169,11 @@ TEST_CASE("checkpoints: round trip, and resuming equals training without stoppin
   CHECK(fs::file_size(dir + "/map.png") > 1000);
   CHECK(run_cli("attnmap --ckpt " + dir + "/a/best.ckpt --index 5000", &err) == 2);
   CHECK(err.find("--index 5000 out of range for the test split of 1000 examples") != std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("bad checkpoints are refused with one clear line") {
-  std::string dir = temp_dir();
+  az::test::TempDir tmp("az_test_train");  // removed even when a check fails
+  const std::string& dir = tmp.path;
   TrainConfig t = tiny_run(dir + "/r");
   t.steps = 4;
   Trainer tr(t, tiny_model(), RunOptions{});
@@ -217,7 +214,6 @@ TEST_CASE("bad checkpoints are refused with one clear line") {
             .find("has no parameter 'blocks.1.") != std::string::npos);
   // the good checkpoint still loads
   CHECK(load_checkpoint(good).step == 4);
-  fs::remove_all(dir);
 }
 
 TEST_CASE("the command line refuses bad input with one line and status 2") {
@@ -252,10 +248,11 @@ TEST_CASE("the command line refuses bad input with one line and status 2") {
       {"bench --model full --window 3", "model 'full' has no setting --window"},
       {"pattern --model full --seq-len 64 --scale 0", "--scale must be in 1..64"},
   };
+  az::test::TempDir never("az_cli_never");  // `data listops --out` does write there
   for (auto& c : cases) {
     CAPTURE(c.args);
     std::string err;
-    int st = run_cli(c.args + " --out /tmp/az_cli_never", &err);
+    int st = run_cli(c.args + " --out " + never / "out", &err);
     if (c.args.rfind("data", 0) == 0 || c.args.rfind("eval", 0) == 0 || c.args.rfind("bench", 0) == 0 ||
         c.args.rfind("pattern", 0) == 0 || c.args == "frobnicate")
       st = run_cli(c.args, &err);
