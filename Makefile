@@ -2,10 +2,14 @@
 # Debian machine: every target that needs a library depends on `deps`.
 CXX      ?= g++
 BUILD    ?= build
-OPT      ?= -O3 -march=native
+# A portable baseline: x86-64-v2 (SSE4.2, every x86-64 since 2009) runs on any
+# machine a binary is copied to; the hot row kernels (autograd/vecmath.cpp) are
+# built for SSE4, AVX2 and AVX-512 too and picked at run time (Highway), and
+# OpenBLAS dispatches itself.  -march=native is a local build that may crash elsewhere.
+OPT      ?= -O3 -march=x86-64-v2 -mtune=generic
 CXXFLAGS ?= $(OPT) -g -std=c++17 -fopenmp -Wall -Wextra -Wno-unused-parameter -MMD -MP
 CPPFLAGS += -I. -I/usr/include/stb
-LDLIBS   += -lopenblas -lstb -lz -lfftw3f -lpthread
+LDLIBS   += -lopenblas -lhwy -lstb -lz -lfftw3f -lpthread
 ARFLAGS  = rcs
 
 LIB_SRC  := $(wildcard autograd/*.cpp nn/*.cpp attention/*.cpp mlp_mixer/*.cpp data/*.cpp train/*.cpp)
@@ -28,7 +32,7 @@ MPI_BIN  := $(if $(filter 1,$(MPI)),$(BUILD)/attnzoo-mpi)
 all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
-DEB_PKGS := libopenblas-openmp-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
+DEB_PKGS := libopenblas-openmp-dev libhwy-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
             libopenmpi-dev openmpi-bin gnuplot-nox
 deps: $(DEPS_OK)
 $(DEPS_OK): .ci/deps.sh Makefile
@@ -39,6 +43,10 @@ $(DEPS_OK): .ci/deps.sh Makefile
 $(BUILD)/%.o: %.cpp | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+# The vector kernels fuse multiply-adds only where their code says MulAdd, so that
+# each one rounds as its scalar reference (tests/test_simd.cpp) on every target.
+$(BUILD)/autograd/vecmath.o: CXXFLAGS += -ffp-contract=off
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -122,7 +130,7 @@ FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -O1 -g -std=c++17 -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -Wno-unknown-pragmas -MMD -MP
-FUZZ_LIB_SRC := autograd/tensor.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
+FUZZ_LIB_SRC := autograd/tensor.cpp autograd/vecmath.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
                 autograd/ops_shape.cpp nn/module.cpp $(wildcard data/*.cpp) train/checkpoint.cpp train/config.cpp \
                 tests/fuzz/stb_impl.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(FUZZ_BUILD)/%.o)
@@ -141,7 +149,7 @@ $(FUZZ_BUILD)/libfuzzlib.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
 	$(AR) $(ARFLAGS) $@ $^
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libfuzzlib.a
-	$(FUZZ_CXX) $(subst fuzzer-no-link,fuzzer,$(FUZZ_CFLAGS)) $^ -o $@ -lopenblas -lgomp -lz -lpthread
+	$(FUZZ_CXX) $(subst fuzzer-no-link,fuzzer,$(FUZZ_CFLAGS)) $^ -o $@ -lopenblas -lhwy -lgomp -lz -lpthread
 fuzz-build: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_NAMES)

@@ -205,6 +205,15 @@ Tensor div(const Tensor& a, const Tensor& b) {
       [](float x, float y) { return -x / (y * y); });
 }
 
+// f(i, n) over [0, total) in pieces for the dispatched vector kernels, in parallel when large.
+template <class F>
+static void vec_map(int64_t total, F f) {
+  constexpr int64_t kPiece = 1 << 14;
+  int64_t pieces = (total + kPiece - 1) / kPiece;
+#pragma omp parallel for if (total > kParallelMin)
+  for (int64_t p = 0; p < pieces; ++p) f(p * kPiece, std::min(kPiece, total - p * kPiece));
+}
+
 // ---- unary maps: y = f(x), dy/dx = df(x, y) -----------------------------------------
 template <class F, class DF>
 static Tensor unary(const char* name, const Tensor& x, F f, DF df) {
@@ -236,7 +245,14 @@ Tensor neg(const Tensor& x) {
   return unary("neg", x, [](float v) { return -v; }, [](float, float) { return -1.0f; });
 }
 Tensor exp(const Tensor& x) {
-  return unary("exp", x, [](float v) { return fast_exp(v); }, [](float, float y) { return y; });
+  OpScope prof("exp");
+  Tensor y = Tensor::empty(x.shape());
+  vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::exp(x.data() + i, y.data() + i, n); });
+  if (needs_grad({&x}))
+    attach(y, "exp", {x}, [x](const Tensor& y) {
+      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::softmax_grad(x.grad_data() + i, y.data() + i, y.grad_data() + i, 0.0f, n); });
+    });
+  return y;
 }
 Tensor log(const Tensor& x) {
   return unary("log", x, [](float v) { return std::log(v); }, [](float v, float) { return 1.0f / v; });
@@ -250,7 +266,18 @@ Tensor pow(const Tensor& x, float p) {
       [p](float v, float) { return p * std::pow(v, p - 1.0f); });
 }
 Tensor tanh(const Tensor& x) {
-  return unary("tanh", x, [](float v) { return fast_tanh(v); }, [](float, float y) { return 1.0f - y * y; });
+  OpScope prof("tanh");
+  Tensor y = Tensor::empty(x.shape());
+  vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::tanh(x.data() + i, y.data() + i, n); });
+  if (needs_grad({&x}))
+    attach(y, "tanh", {x}, [x](const Tensor& y) {
+      const float *py = y.data(), *g = y.grad_data();
+      float* gx = x.grad_data();
+      int64_t n = x.numel();
+#pragma omp parallel for simd if (n > kParallelMin)
+      for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * (1.0f - py[i] * py[i]);
+    });
+  return y;
 }
 Tensor sigmoid(const Tensor& x) {
   return unary(
@@ -273,16 +300,18 @@ Tensor cos(const Tensor& x) {
   return unary("cos", x, [](float v) { return std::cos(v); }, [](float v, float) { return -std::sin(v); });
 }
 
-// GELU, tanh form: y = x/2 (1 + tanh(u)), u = c (x + 0.044715 x^3), c = sqrt(2/pi).
-// dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 * 0.044715 x^2).
+// GELU, tanh form: y = x/2 (1 + tanh(u)), u = c (x + 0.044715 x^3), c = sqrt(2/pi);
+// dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 * 0.044715 x^2).  Both through
+// vecmath's dispatched kernels (see fast_gelu there for the cancellation-free form).
 Tensor gelu(const Tensor& x) {
-  constexpr float c = 0.7978845608028654f, k = 0.044715f;
-  return unary(
-      "gelu", x, [](float v) { return 0.5f * v * (1.0f + fast_tanh(c * (v + k * v * v * v))); },
-      [](float v, float) {
-        float t = fast_tanh(c * (v + k * v * v * v));
-        return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * c * (1.0f + 3.0f * k * v * v);
-      });
+  OpScope prof("gelu");
+  Tensor y = Tensor::empty(x.shape());
+  vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::gelu(x.data() + i, y.data() + i, n); });
+  if (needs_grad({&x}))
+    attach(y, "gelu", {x}, [x](const Tensor& y) {
+      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::gelu_grad(x.data() + i, y.grad_data() + i, x.grad_data() + i, n); });
+    });
+  return y;
 }
 
 // ---- masks ------------------------------------------------------------------------
