@@ -42,4 +42,14 @@ inline AxisView axis_view(const Shape& s, int axis) {
 
 // fast_exp, fast_tanh, fast_gelu (scalar) and the dispatched vector kernels: autograd/vecmath.h.
 
+// x's gradient buffer for a backward that writes every element of it: when x has
+// none yet it is allocated without the zeroing pass and `fresh` is set (write, do
+// not add); saves two passes over memory (zero, then read the zeros) per op.
+inline float* grad_for_write(const Tensor& x, bool& fresh) {
+  TensorImpl* t = x.impl();
+  fresh = !t->grad;
+  if (fresh) t->grad = std::make_shared<Storage>(size_t(x.numel()));
+  return t->grad->data;
+}
+
 }  // namespace az

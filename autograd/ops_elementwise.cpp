@@ -250,7 +250,9 @@ Tensor exp(const Tensor& x) {
   vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::exp(x.data() + i, y.data() + i, n); });
   if (needs_grad({&x}))
     attach(y, "exp", {x}, [x](const Tensor& y) {
-      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::softmax_grad(x.grad_data() + i, y.data() + i, y.grad_data() + i, 0.0f, n); });
+      bool fresh;
+      float *gx = grad_for_write(x, fresh), *g = y.grad_data();
+      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::softmax_grad(gx + i, y.data() + i, g + i, 0.0f, n, !fresh); });
     });
   return y;
 }
@@ -309,7 +311,9 @@ Tensor gelu(const Tensor& x) {
   vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::gelu(x.data() + i, y.data() + i, n); });
   if (needs_grad({&x}))
     attach(y, "gelu", {x}, [x](const Tensor& y) {
-      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::gelu_grad(x.data() + i, y.grad_data() + i, x.grad_data() + i, n); });
+      bool fresh;
+      float *gx = grad_for_write(x, fresh), *g = y.grad_data();
+      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::gelu_grad(x.data() + i, g + i, gx + i, n, !fresh); });
     });
   return y;
 }

@@ -197,11 +197,12 @@ Tensor softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
   if (needs_grad({&x}))
     attach(y, "softmax", {x}, [x, n, rows](const Tensor& y) {
       const float *py = y.data(), *g = y.grad_data();
-      float* gx = x.grad_data();
+      bool fresh;
+      float* gx = grad_for_write(x, fresh);
 #pragma omp parallel for if (x.numel() > kParallelMin)
       for (int64_t r = 0; r < rows; ++r) {
         const float *yr = py + r * n, *gr = g + r * n;
-        vec::softmax_grad(gx + r * n, yr, gr, vec::dot(gr, yr, n), n);
+        vec::softmax_grad(gx + r * n, yr, gr, vec::dot(gr, yr, n), n, !fresh);
       }
     });
   return y;
@@ -306,7 +307,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
   if (needs_grad({&x, &gamma, &beta}))
     attach(y, "layer_norm", {x, gamma, beta}, [x, gamma, beta, stats, rows, D](const Tensor& y) {
       const float *px = x.data(), *pg = gamma.data(), *g = y.grad_data();
-      float* gx = x.requires_grad() ? x.grad_data() : nullptr;
+      bool fresh = false;
+      float* gx = x.requires_grad() ? grad_for_write(x, fresh) : nullptr;
       int nt = omp_get_max_threads();
       std::vector<float> part(size_t(nt) * 2 * D, 0.0f);  // per-thread dgamma, dbeta
 #pragma omp parallel if (x.numel() > kParallelMin)
@@ -316,7 +318,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
 #pragma omp for
         for (int64_t r = 0; r < rows; ++r) {
           vec::layer_norm_grad_row(px + r * D, g + r * D, pg, (*stats)[2 * r], (*stats)[2 * r + 1],
-                                   gx ? gx + r * D : nullptr, pgam, pbet, D);
+                                   gx ? gx + r * D : nullptr, pgam, pbet, D, !fresh);
         }
       }
       float* gg = gamma.requires_grad() ? gamma.grad_data() : nullptr;

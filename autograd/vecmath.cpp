@@ -233,16 +233,20 @@ float Dot(const float* a, const float* b, int64_t n64) {
   return hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
 }
 
-void SoftmaxGrad(float* gx, const float* y, const float* g, float dot, int64_t n64) {
+// The value a gradient kernel adds to: gx's, or 0 when it overwrites (add false).
+HWY_INLINE V Base(D d, const float* gx, bool add) { return add ? hn::LoadU(d, gx) : hn::Zero(d); }
+HWY_INLINE V BaseTail(D d, const float* gx, size_t k, bool add) { return add ? LoadTail(d, gx, k, 0.0f) : hn::Zero(d); }
+
+void SoftmaxGrad(float* gx, const float* y, const float* g, float dot, int64_t n64, bool add) {
   const D d;
   const size_t L = hn::Lanes(d), n = size_t(n64);
   const V dt = hn::Set(d, dot);
   size_t i = 0;
   for (; i + L <= n; i += L)
-    hn::StoreU(hn::MulAdd(hn::LoadU(d, y + i), hn::Sub(hn::LoadU(d, g + i), dt), hn::LoadU(d, gx + i)), d, gx + i);
+    hn::StoreU(hn::MulAdd(hn::LoadU(d, y + i), hn::Sub(hn::LoadU(d, g + i), dt), Base(d, gx + i, add)), d, gx + i);
   if (i < n) {
     size_t k = n - i;
-    V r = hn::MulAdd(LoadTail(d, y + i, k, 0.0f), hn::Sub(LoadTail(d, g + i, k, 0.0f), dt), LoadTail(d, gx + i, k, 0.0f));
+    V r = hn::MulAdd(LoadTail(d, y + i, k, 0.0f), hn::Sub(LoadTail(d, g + i, k, 0.0f), dt), BaseTail(d, gx + i, k, add));
     StoreTail(d, r, gx + i, k);
   }
 }
@@ -294,7 +298,7 @@ void LayerNormRow(const float* x, const float* gamma, const float* beta, float e
 }
 
 void LayerNormGradRow(const float* x, const float* g, const float* gamma, float mu, float rstd, float* gx,
-                      float* dgamma, float* dbeta, int64_t D64) {
+                      float* dgamma, float* dbeta, int64_t D64, bool add) {
   const D d;
   const size_t L = hn::Lanes(d), n = size_t(D64);
   const V vm = hn::Set(d, mu), vr = hn::Set(d, rstd);
@@ -331,11 +335,11 @@ void LayerNormGradRow(const float* x, const float* g, const float* gamma, float 
     return hn::MulAdd(vr, hn::Sub(hn::Sub(hn::Mul(gv, gam), a), hn::Mul(xh, b)), gxv);
   };
   for (i = 0; i + L <= n; i += L)
-    hn::StoreU(f(hn::LoadU(d, x + i), hn::LoadU(d, g + i), hn::LoadU(d, gamma + i), hn::LoadU(d, gx + i)), d, gx + i);
+    hn::StoreU(f(hn::LoadU(d, x + i), hn::LoadU(d, g + i), hn::LoadU(d, gamma + i), Base(d, gx + i, add)), d, gx + i);
   if (i < n) {
     size_t k = n - i;
     StoreTail(d, f(LoadTail(d, x + i, k, mu), LoadTail(d, g + i, k, 0.0f), LoadTail(d, gamma + i, k, 0.0f),
-                   LoadTail(d, gx + i, k, 0.0f)),
+                   BaseTail(d, gx + i, k, add)),
               gx + i, k);
   }
 }
@@ -344,15 +348,15 @@ void ExpArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Exp); }
 void TanhArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Tanh); }
 void GeluArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Gelu); }
 
-void GeluGradArr(const float* x, const float* g, float* gx, int64_t n64) {
+void GeluGradArr(const float* x, const float* g, float* gx, int64_t n64, bool add) {
   const D d;
   const size_t L = hn::Lanes(d), n = size_t(n64);
   size_t i = 0;
   for (; i + L <= n; i += L)
-    hn::StoreU(hn::MulAdd(hn::LoadU(d, g + i), GeluGrad(d, hn::LoadU(d, x + i)), hn::LoadU(d, gx + i)), d, gx + i);
+    hn::StoreU(hn::MulAdd(hn::LoadU(d, g + i), GeluGrad(d, hn::LoadU(d, x + i)), Base(d, gx + i, add)), d, gx + i);
   if (i < n) {
     size_t k = n - i;
-    StoreTail(d, hn::MulAdd(LoadTail(d, g + i, k, 0.0f), GeluGrad(d, LoadTail(d, x + i, k, 0.0f)), LoadTail(d, gx + i, k, 0.0f)),
+    StoreTail(d, hn::MulAdd(LoadTail(d, g + i, k, 0.0f), GeluGrad(d, LoadTail(d, x + i, k, 0.0f)), BaseTail(d, gx + i, k, add)),
               gx + i, k);
   }
 }
@@ -439,8 +443,8 @@ float exp_keep_sum(float* y, const float* x, const float* keep, float shift, int
 }
 void scale(float* y, float a, int64_t n) { HWY_DYNAMIC_DISPATCH(Scale)(y, a, n); }
 float dot(const float* a, const float* b, int64_t n) { return HWY_DYNAMIC_DISPATCH(Dot)(a, b, n); }
-void softmax_grad(float* gx, const float* y, const float* g, float dt, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxGrad)(gx, y, g, dt, n);
+void softmax_grad(float* gx, const float* y, const float* g, float dt, int64_t n, bool add) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxGrad)(gx, y, g, dt, n, add);
 }
 void mul_shift(float* ds, const float* p, float delta, int64_t n) { HWY_DYNAMIC_DISPATCH(MulShift)(ds, p, delta, n); }
 void layer_norm_row(const float* x, const float* gamma, const float* beta, float eps, float* y, int64_t D, float* mu,
@@ -448,13 +452,15 @@ void layer_norm_row(const float* x, const float* gamma, const float* beta, float
   HWY_DYNAMIC_DISPATCH(LayerNormRow)(x, gamma, beta, eps, y, D, mu, rstd);
 }
 void layer_norm_grad_row(const float* x, const float* g, const float* gamma, float mu, float rstd, float* gx,
-                         float* dgamma, float* dbeta, int64_t D) {
-  HWY_DYNAMIC_DISPATCH(LayerNormGradRow)(x, g, gamma, mu, rstd, gx, dgamma, dbeta, D);
+                         float* dgamma, float* dbeta, int64_t D, bool add) {
+  HWY_DYNAMIC_DISPATCH(LayerNormGradRow)(x, g, gamma, mu, rstd, gx, dgamma, dbeta, D, add);
 }
 void exp(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArr)(x, y, n); }
 void tanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhArr)(x, y, n); }
 void gelu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArr)(x, y, n); }
-void gelu_grad(const float* x, const float* g, float* gx, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluGradArr)(x, g, gx, n); }
+void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add) {
+  HWY_DYNAMIC_DISPATCH(GeluGradArr)(x, g, gx, n, add);
+}
 
 // ---- scalar references ---------------------------------------------------------------------
 namespace ref {
@@ -500,8 +506,8 @@ float dot(const float* a, const float* b, int64_t n) {
   for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
   return s;
 }
-void softmax_grad(float* gx, const float* y, const float* g, float dt, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) gx[i] += y[i] * (g[i] - dt);
+void softmax_grad(float* gx, const float* y, const float* g, float dt, int64_t n, bool add) {
+  for (int64_t i = 0; i < n; ++i) gx[i] = (add ? gx[i] : 0.0f) + y[i] * (g[i] - dt);
 }
 void mul_shift(float* ds, const float* p, float delta, int64_t n) {
   for (int64_t i = 0; i < n; ++i) ds[i] = p[i] * (ds[i] - delta);
@@ -518,7 +524,7 @@ void layer_norm_row(const float* x, const float* gamma, const float* beta, float
   *rstd = r;
 }
 void layer_norm_grad_row(const float* x, const float* g, const float* gamma, float mu, float rstd, float* gx,
-                         float* dgamma, float* dbeta, int64_t D) {
+                         float* dgamma, float* dbeta, int64_t D, bool add) {
   float m1 = 0, m2 = 0;
   for (int64_t j = 0; j < D; ++j) {
     float xh = (x[j] - mu) * rstd, dxh = g[j] * gamma[j];
@@ -530,7 +536,7 @@ void layer_norm_grad_row(const float* x, const float* g, const float* gamma, flo
   if (!gx) return;
   m1 /= float(D);
   m2 /= float(D);
-  for (int64_t j = 0; j < D; ++j) gx[j] += rstd * (g[j] * gamma[j] - m1 - (x[j] - mu) * rstd * m2);
+  for (int64_t j = 0; j < D; ++j) gx[j] = (add ? gx[j] : 0.0f) + rstd * (g[j] * gamma[j] - m1 - (x[j] - mu) * rstd * m2);
 }
 void exp(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_exp(x[i]);
@@ -541,8 +547,8 @@ void tanh(const float* x, float* y, int64_t n) {
 void gelu(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_gelu(x[i]);
 }
-void gelu_grad(const float* x, const float* g, float* gx, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * fast_gelu_grad(x[i]);
+void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add) {
+  for (int64_t i = 0; i < n; ++i) gx[i] = (add ? gx[i] : 0.0f) + g[i] * fast_gelu_grad(x[i]);
 }
 }  // namespace ref
 

@@ -86,6 +86,8 @@ void restrict_to(int64_t target);
 std::string current_target();  // the target the next kernel call runs
 
 // ---- kernels (n, D: row length; all pointers to n floats unless said) ----------------------
+// The gradient kernels add into gx, or (add = false) overwrite it: a backward whose
+// input gradient is fresh skips zeroing it and reading the zeros (see grad_for_write).
 float max(const float* x, int64_t n);                      // -inf when n = 0
 float copy_max(const float* x, float* z, int64_t n);       // z = x; returns max
 // z = x with -inf where m != 0 (is_bool) or z = x + m (additive); returns max(z)
@@ -97,7 +99,7 @@ float exp_sum(float* y, const float* x, float shift, int64_t n);
 float exp_keep_sum(float* y, const float* x, const float* keep, float shift, int64_t n);
 void scale(float* y, float a, int64_t n);                        // y *= a
 float dot(const float* a, const float* b, int64_t n);
-void softmax_grad(float* gx, const float* y, const float* g, float dot, int64_t n);  // gx += y (g - dot)
+void softmax_grad(float* gx, const float* y, const float* g, float dot, int64_t n, bool add = true);  // gx += y (g - dot)
 void mul_shift(float* ds, const float* p, float delta, int64_t n);                 // ds = p (ds - delta)
 // One row of layer norm: y = (x - mu) rstd gamma + beta; writes mu, rstd.
 void layer_norm_row(const float* x, const float* gamma, const float* beta, float eps, float* y, int64_t D, float* mu,
@@ -105,11 +107,11 @@ void layer_norm_row(const float* x, const float* gamma, const float* beta, float
 // Its backward: dgamma += g xh, dbeta += g, and (gx non-null)
 // gx += rstd (g gamma - mean(g gamma) - xh mean(g gamma xh)), xh = (x - mu) rstd.
 void layer_norm_grad_row(const float* x, const float* g, const float* gamma, float mu, float rstd, float* gx,
-                         float* dgamma, float* dbeta, int64_t D);
+                         float* dgamma, float* dbeta, int64_t D, bool add = true);
 void exp(const float* x, float* y, int64_t n);
 void tanh(const float* x, float* y, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
-void gelu_grad(const float* x, const float* g, float* gx, int64_t n);  // gx += g gelu'(x)
+void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add = true);  // gx += g gelu'(x)
 
 // The same, as plain scalar loops: the references the tests compare with.
 namespace ref {
@@ -121,16 +123,16 @@ float exp_sum(float* y, const float* x, float shift, int64_t n);
 float exp_keep_sum(float* y, const float* x, const float* keep, float shift, int64_t n);
 void scale(float* y, float a, int64_t n);
 float dot(const float* a, const float* b, int64_t n);
-void softmax_grad(float* gx, const float* y, const float* g, float dot, int64_t n);
+void softmax_grad(float* gx, const float* y, const float* g, float dot, int64_t n, bool add = true);
 void mul_shift(float* ds, const float* p, float delta, int64_t n);
 void layer_norm_row(const float* x, const float* gamma, const float* beta, float eps, float* y, int64_t D, float* mu,
                     float* rstd);
 void layer_norm_grad_row(const float* x, const float* g, const float* gamma, float mu, float rstd, float* gx,
-                         float* dgamma, float* dbeta, int64_t D);
+                         float* dgamma, float* dbeta, int64_t D, bool add = true);
 void exp(const float* x, float* y, int64_t n);
 void tanh(const float* x, float* y, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
-void gelu_grad(const float* x, const float* g, float* gx, int64_t n);
+void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add = true);
 }  // namespace ref
 
 }  // namespace vec

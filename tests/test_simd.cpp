@@ -94,6 +94,10 @@ void check_all_kernels() {
     vec::softmax_grad(a.data(), xs.data(), g.data(), 0.3f, n), vec::ref::softmax_grad(b.data(), xs.data(), g.data(), 0.3f, n);
     for (int64_t i = 0; i < n; ++i)  // one rounding more or less in the fused multiply-add: relative to the terms
       CHECK(same(a[size_t(i)], b[size_t(i)], 1e-6 * (std::fabs(m[size_t(i)]) + std::fabs(xs[size_t(i)] * (g[size_t(i)] - 0.3f)))));
+    a = m, b = g;  // overwrite mode: gx's old contents must not matter
+    vec::softmax_grad(a.data(), xs.data(), g.data(), 0.3f, n, false), vec::ref::softmax_grad(b.data(), xs.data(), g.data(), 0.3f, n, false);
+    for (int64_t i = 0; i < n; ++i)
+      CHECK(same(a[size_t(i)], b[size_t(i)], 1e-6 * std::fabs(xs[size_t(i)] * (g[size_t(i)] - 0.3f))));
     a = g, b = g;
     vec::mul_shift(a.data(), x.data(), 0.3f, n), vec::ref::mul_shift(b.data(), x.data(), 0.3f, n);
     check_rel(a, b, "mul_shift");
@@ -114,6 +118,9 @@ void check_all_kernels() {
     vec::gelu_grad(x.data(), g.data(), a.data(), n), vec::ref::gelu_grad(x.data(), g.data(), b.data(), n);
     for (int64_t i = 0; i < n; ++i)  // relative to |g| (the derivative is O(1) and crosses 0 near x = -0.75)
       CHECK(same(a[size_t(i)], b[size_t(i)], 1e-6 * std::fabs(g[size_t(i)]) * std::max(1.0f, std::fabs(b[size_t(i)]))));
+    std::vector<float> c = m;  // overwrite mode equals adding into zeros
+    vec::gelu_grad(x.data(), g.data(), c.data(), n, false);
+    for (int64_t i = 0; i < n; ++i) CHECK(same(c[size_t(i)], a[size_t(i)], 0.0));
     // layer norm row and its gradient
     if (n > 0) {
       float mu1, r1, mu2, r2;
@@ -133,6 +140,12 @@ void check_all_kernels() {
         CHECK(same(dg1[size_t(i)], dg2[size_t(i)], 1e-6 * (std::fabs(dg2[size_t(i)]) + 1)));
         CHECK(db1[size_t(i)] == db2[size_t(i)]);
       }
+      std::vector<float> gx3 = g, gx4(static_cast<size_t>(n), 0.0f);  // overwrite mode equals adding into zeros
+      dg1 = gam, db1 = bet;
+      vec::layer_norm_grad_row(xs.data(), g.data(), gam.data(), mu2, r2, gx3.data(), dg1.data(), db1.data(), n, false);
+      dg1 = gam, db1 = bet;
+      vec::layer_norm_grad_row(xs.data(), g.data(), gam.data(), mu2, r2, gx4.data(), dg1.data(), db1.data(), n);
+      CHECK(gx3 == gx4);
       dg1 = gam, db1 = bet;  // without gx: only the parameter gradients
       vec::layer_norm_grad_row(xs.data(), g.data(), gam.data(), mu2, r2, nullptr, dg1.data(), db1.data(), n);
       for (int64_t i = 0; i < n; ++i) CHECK(same(dg1[size_t(i)], dg2[size_t(i)], 1e-6 * (std::fabs(dg2[size_t(i)]) + 1)));
