@@ -62,6 +62,7 @@ std::string cpu_model() {
 }
 
 int main(int argc, char** argv) {
+  reexec_if_blas_core_unknown(argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::string part = argc > 1 ? argv[1] : "all";
   if (part != "all" && part != "matmul" && part != "rows") {
@@ -71,8 +72,9 @@ int main(int argc, char** argv) {
   const int64_t n = 1024;
   std::string ts;
   for (int64_t t : vec::targets()) ts += " " + vec::target_name(t);
-  std::printf("bench_core (median of repetitions; %d OpenMP threads)\nCPU: %s; SIMD targets:%s (best: %s)\n\n",
-              omp_get_max_threads(), cpu_model().c_str(), ts.c_str(), vec::current_target().c_str());
+  std::printf("bench_core (median of repetitions; %d OpenMP threads)\nCPU: %s; SIMD targets:%s (best: %s); "
+              "OpenBLAS kernels: %s\n\n",
+              omp_get_max_threads(), cpu_model().c_str(), ts.c_str(), vec::current_target().c_str(), blas_core().c_str());
   double peak = 0;
   if (part != "rows") {
     std::vector<double> p;
