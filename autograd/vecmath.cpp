@@ -403,6 +403,7 @@ struct EnvCap {
     if (!e || !*e) return;
     std::string want(e);
     for (char& c : want) c = char(std::toupper((unsigned char)c));
+    if (want == "AVX512") want = "AVX3";  // Highway's name for it
     for (int64_t t : targets())
       if (target_name(t) == want) {
         restrict_to(t);

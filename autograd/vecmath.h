@@ -12,7 +12,7 @@
 // kernel against it on every target the machine supports.  The math is the
 // same polynomial in both, so they agree to float rounding (about 1e-7).
 //
-// ATTNZOO_SIMD=sse4|avx2|avx3 (environment) caps the target, e.g. to measure
+// ATTNZOO_SIMD=sse4|avx2|avx512 (environment) caps the target, e.g. to measure
 // the AVX2 path on an AVX-512 machine; restrict_to() does the same in code.
 #pragma once
 #include <cstdint>
