@@ -3,6 +3,7 @@
 //   matmul 1024^3 (our op, forward; forward + backward) vs raw cblas_sgemm
 //   batched matmul at the attention shape: 32 x [1024x32]·[32x1024] and its
 //   partner 32 x [1024x1024]·[1024x32], vs the 2048^3 sgemm rate
+//   flash's tile GEMMs (64 x 256 by head dim 16, 32, 64), one thread each, vs the same
 //   softmax, layer norm, GELU forward + backward on 32M floats vs memcpy,
 //   once per SIMD target the CPU runs (autograd/vecmath.h: AVX-512, AVX2, SSE4),
 //   so one run shows the path an AVX2-only machine would take too
@@ -108,6 +109,34 @@ int main(int argc, char** argv) {
     double t_pv = median_time(7, [&] { matmul(p, k); });
     row("batched 32 x [1024x32]·[32x1024] (Q K^T)", bflops / t_qk / 1e9, "GFLOP/s", peak, "2048^3 sgemm");
     row("batched 32 x [1024x1024]·[1024x32] (P V)", bflops / t_pv / 1e9, "GFLOP/s", peak, "2048^3 sgemm");
+
+    // flash's tiles (attention/flash.cpp, Br 64 x Bc 256): one thread per tile, as flash runs
+    // them, each thread on its own tiles; the rate of the small GEMMs a tile engine lives on.
+    for (int64_t d : {16, 32, 64}) {
+      const int64_t br = 64, bc = 256, reps = 2000;
+      int nt = omp_get_max_threads();
+      std::vector<std::vector<float>> Q(nt, std::vector<float>(br * d, 0.5f)), K(nt, std::vector<float>(bc * d, 0.25f)),
+          S(nt, std::vector<float>(br * bc)), O(nt, std::vector<float>(br * d));
+      auto tiles = [&](bool pv) {
+#pragma omp parallel
+        {
+          int t = omp_get_thread_num();
+          for (int r = 0; r < reps; ++r)
+            if (pv)
+              cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, br, d, bc, 1.0f, S[t].data(), bc, K[t].data(), d, 1.0f,
+                          O[t].data(), d);
+            else
+              cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, br, bc, d, 1.0f, Q[t].data(), d, K[t].data(), d, 0.0f,
+                          S[t].data(), bc);
+        }
+      };
+      double f = 2.0 * br * bc * d * reps * nt;
+      char label[80];
+      std::snprintf(label, sizeof label, "tile S = Q K^T [64x%lld]·[%lldx256]", (long long)d, (long long)d);
+      row(label, f / median_time(3, [&] { tiles(false); }) / 1e9, "GFLOP/s", peak, "2048^3 sgemm");
+      std::snprintf(label, sizeof label, "tile O += P V [64x256]·[256x%lld]", (long long)d);
+      row(label, f / median_time(3, [&] { tiles(true); }) / 1e9, "GFLOP/s", peak, "2048^3 sgemm");
+    }
   }
   if (part == "matmul") return 0;
   // fused row kernels on 32M floats: bytes moved = read x + write y (fwd), read y, g + write dx (bwd)
