@@ -9,6 +9,11 @@
 // reads or writes past its row, and every lane count gives the same answer.
 // SSSE3 would never be chosen: the baseline (Makefile) is x86-64-v2, which has SSE4.
 #define HWY_DISABLED_TARGETS HWY_SSSE3
+// A -march=native build on Ice Lake or newer has AVX3_DL as its baseline, which Highway
+// 1.0.3 compiles only when asked (else it stops with "best baseline should be included").
+#if defined(__AVX512VBMI2__) && defined(__AVX512BITALG__)
+#define HWY_WANT_AVX3_DL
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "autograd/vecmath.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
