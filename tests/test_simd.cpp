@@ -188,7 +188,7 @@ TEST_CASE("every vector kernel equals its scalar reference on every target this 
   CHECK(vec::current_target() == vec::target_name(ts.front()));
 }
 
-TEST_CASE("softmax, layer norm and GELU ops give the same values and gradients on every target") {
+TEST_CASE("softmax, layer norm, GELU, sigmoid and ELU ops give the same values and gradients on every target") {
   Rng rng(7);
   Tensor x = Tensor::uniform({6, 37}, -4, 4, rng), g = Tensor::uniform({6, 37}, -1, 1, rng);
   Tensor gam = Tensor::uniform({37}, 0.5, 1.5, rng), bet = Tensor::uniform({37}, -1, 1, rng);
@@ -225,6 +225,12 @@ TEST_CASE("softmax, layer norm and GELU ops give the same values and gradients o
       double v = x.data()[i], u = 0.7978845608028654 * (v + 0.044715 * v * v * v);
       // 1e-5: float rounding of u is amplified by |2u| (up to 16 here) in exp(-2u)
       CHECK(got[4][size_t(i)] == doctest::Approx(0.5 * v * (1 + std::tanh(u))).epsilon(1e-5).scale(1e-30));
+    }
+    Tensor sg = sigmoid(x), el = elu(x);  // exp through the vector kernel, the rest around it
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      double v = x.data()[i];
+      CHECK(sg.data()[i] == doctest::Approx(1 / (1 + std::exp(-v))).epsilon(1e-6));
+      CHECK(el.data()[i] == doctest::Approx(v > 0 ? v : std::expm1(v)).epsilon(1e-6).scale(1));
     }
     if (first.empty()) first = got;
     // To 1e-6 of each output's largest entry: layer norm's values and all gradients are
