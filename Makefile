@@ -40,7 +40,18 @@ $(DEPS_OK): .ci/deps.sh Makefile
 	@mkdir -p $(BUILD) && touch $@
 
 # ---- objects, library, binaries ---------------------------------------------
-$(BUILD)/%.o: %.cpp | $(DEPS_OK)
+# Objects depend on the compiler and OPT (through a file that changes only when
+# they do), so a new baseline or OPT=... rebuilds them instead of mixing objects
+# built for different CPUs.  (:= fixes the line before target-specific flags.)
+FLAGS_LINE := $(CXX) $(OPT)
+FLAGS_FILE := $(BUILD)/.flags
+$(FLAGS_FILE): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(FLAGS_LINE)' | cmp -s - $@ || echo '$(FLAGS_LINE)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/%.o: %.cpp $(FLAGS_FILE) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
 
@@ -68,7 +79,7 @@ $(BUILD)/bench_core: $(BUILD)/train/bench_core.o $(LIB)
 # The MPI program: the library's objects with the MPI distributed.o in place
 # of the one-process one (plain objects, so every variant's registration stays).
 MPI_OBJ := $(filter-out $(BUILD)/train/distributed.o,$(LIB_OBJ)) $(BUILD)/mpi/distributed.o
-$(BUILD)/mpi/distributed.o: train/distributed.cpp | $(DEPS_OK)
+$(BUILD)/mpi/distributed.o: train/distributed.cpp $(FLAGS_FILE) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(MPICXX) $(CPPFLAGS) $(CXXFLAGS) -DAZ_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -c $< -o $@
 
