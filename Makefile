@@ -2,10 +2,14 @@
 # Debian machine: every target that needs a library depends on `deps`.
 CXX      ?= g++
 BUILD    ?= build
-OPT      ?= -O3 -march=native
+# A portable baseline: x86-64-v2 (SSE4.2, every x86-64 since 2009) runs on any
+# machine a binary is copied to; the hot row kernels (autograd/vecmath.cpp) are
+# built for SSE4, AVX2 and AVX-512 too and picked at run time (Highway), and
+# OpenBLAS dispatches itself.  -march=native is a local build that may crash elsewhere.
+OPT      ?= -O3 -march=x86-64-v2 -mtune=generic
 CXXFLAGS ?= $(OPT) -g -std=c++17 -fopenmp -Wall -Wextra -Wno-unused-parameter -MMD -MP
 CPPFLAGS += -I. -I/usr/include/stb
-LDLIBS   += -lopenblas -lstb -lz -lfftw3f -lpthread
+LDLIBS   += -lopenblas -lhwy -lstb -lz -lfftw3f -lpthread
 ARFLAGS  = rcs
 
 # Parallel by default: plain `make` (and so `make train`, `make test` on a fresh
@@ -41,7 +45,7 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.cpp=$(BUILD)/examples/%)
 all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPLE_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
-DEB_PKGS := libopenblas-openmp-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
+DEB_PKGS := libopenblas-openmp-dev libhwy-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
             libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev manpages manpages-dev libssl-doc
 deps: $(DEPS_OK)
 $(DEPS_OK): .ci/deps.sh Makefile
@@ -49,9 +53,24 @@ $(DEPS_OK): .ci/deps.sh Makefile
 	@mkdir -p $(BUILD) && touch $@
 
 # ---- objects, library, binaries ---------------------------------------------
-$(BUILD)/%.o: %.cpp | $(DEPS_OK)
+# Objects depend on the compiler and OPT (through a file that changes only when
+# they do), so a new baseline or OPT=... rebuilds them instead of mixing objects
+# built for different CPUs.  (:= fixes the line before target-specific flags.)
+FLAGS_LINE := $(CXX) $(OPT)
+FLAGS_FILE := $(BUILD)/.flags
+$(FLAGS_FILE): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(FLAGS_LINE)' | cmp -s - $@ || echo '$(FLAGS_LINE)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/%.o: %.cpp $(FLAGS_FILE) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+# The vector kernels fuse multiply-adds only where their code says MulAdd, so that
+# each one rounds as its scalar reference (tests/test_simd.cpp) on every target.
+$(BUILD)/autograd/vecmath.o: CXXFLAGS += -ffp-contract=off
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -97,7 +116,7 @@ uninstall:
 # The MPI program: the library's objects with the MPI distributed.o in place
 # of the one-process one (plain objects, so every variant's registration stays).
 MPI_OBJ := $(filter-out $(BUILD)/train/distributed.o,$(LIB_OBJ)) $(BUILD)/mpi/distributed.o
-$(BUILD)/mpi/distributed.o: train/distributed.cpp | $(DEPS_OK)
+$(BUILD)/mpi/distributed.o: train/distributed.cpp $(FLAGS_FILE) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(MPICXX) $(CPPFLAGS) $(CXXFLAGS) -DAZ_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -c $< -o $@
 
@@ -177,7 +196,7 @@ FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -O1 -g -std=c++17 -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -Wno-unknown-pragmas -MMD -MP
-FUZZ_LIB_SRC := autograd/tensor.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
+FUZZ_LIB_SRC := autograd/tensor.cpp autograd/vecmath.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
                 autograd/ops_shape.cpp nn/module.cpp $(wildcard data/*.cpp) train/checkpoint.cpp train/config.cpp train/safetensors.cpp \
                 tests/fuzz/stb_impl.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(FUZZ_BUILD)/%.o)
@@ -201,7 +220,7 @@ $(FUZZ_BUILD)/libfuzzlib.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
 	$(AR) $(ARFLAGS) $@ $^
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_BUILD)/libfuzzlib.a
-	$(FUZZ_CXX) $(subst fuzzer-no-link,fuzzer,$(FUZZ_CFLAGS)) $^ -o $@ -lopenblas -lgomp -lz -lpthread
+	$(FUZZ_CXX) $(subst fuzzer-no-link,fuzzer,$(FUZZ_CFLAGS)) $^ -o $@ -lopenblas -lhwy -lgomp -lz -lpthread
 fuzz-build: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_NAMES)

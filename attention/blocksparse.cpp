@@ -111,16 +111,7 @@ inline void softmax_row(float* s, const uint8_t* lab, const uint8_t* ok, int64_t
     std::fill(s, s + C, 0.0f);
     return;
   }
-  float sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t j = 0; j < C; ++j) {
-    float e = fast_exp(s[j] - mx);
-    s[j] = e;
-    sum += e;
-  }
-  float inv = 1.0f / sum;
-#pragma omp simd
-  for (int64_t j = 0; j < C; ++j) s[j] *= inv;
+  vec::scale(s, 1.0f / vec::exp_sum(s, s, mx, C), C);  // the excluded -inf give 0
 }
 
 struct Ctx {

@@ -16,6 +16,8 @@
 #include <limits>
 #include <memory>
 
+#include "autograd/vecmath.h"
+
 namespace az {
 
 namespace {
@@ -101,48 +103,8 @@ void scores(const Plan& p, const Chunks& ch, int64_t g, int64_t c, const float* 
         if (bias[j] == 0) S[i * p.ck + j] = kSelfScore;
 }
 
-// exp(x) for x <= 0 (scores minus their row max), 8 lanes at a time with GCC
-// vector extensions (the compiler will not vectorise the scalar form: the
-// clamps count as control flow).  x log2(e) = n + f with |f| <= 1/2, exp(x) =
-// 2^n p(f), p a degree-6 polynomial; relative error ~1e-6 from rounding x
-// log2(e).  Below -87 (and the -inf of excluded entries) the result is exactly 0.
-typedef float v8f __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
-// x[0..8) = exp(x - shift), returns their sum (memory in and out: no vector arguments in the ABI).
-inline float exp8(float* x8, float shift) {
-  v8f x;
-  std::memcpy(&x, x8, sizeof x);
-  x -= shift;
-  v8i keep = x > -87.0f;
-  v8f t = (keep ? x : -87.0f) * 1.44269504088896341f;
-  v8f n = __builtin_convertvector(__builtin_convertvector(t - 0.5f, v8i), v8f);  // t <= 0: rounds to nearest
-  v8f f = t - n;
-  v8f p = f * 1.5403530393381606e-4f + 1.3333558146428443e-3f;
-  p = p * f + 9.6181291076284772e-3f;
-  p = p * f + 5.5504108664821580e-2f;
-  p = p * f + 2.4022650695910071e-1f;
-  p = p * f + 6.9314718055994531e-1f;
-  p = p * f + 1.0f;
-  v8i two_n = (__builtin_convertvector(n, v8i) + 127) << 23;  // the bits of 2^n
-  x = keep ? p * (v8f)two_n : 0.0f;
-  std::memcpy(x8, &x, sizeof x);
-  return ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
-}
-
-// s[j] = exp(s[j] - shift) for one row; returns the sum.
-float exp_row(float* s, int64_t n, float shift) {
-  float z = 0;
-  int64_t j = 0;
-  for (; j + 8 <= n; j += 8) z += exp8(s + j, shift);
-  if (j < n) {  // the tail, padded with lanes that give 0
-    float tail[8];
-    std::fill(tail, tail + 8, kNegInf);
-    std::copy(s + j, s + n, tail);
-    z += exp8(tail, shift);
-    std::copy(tail, tail + (n - j), s + j);
-  }
-  return z;
-}
+// s[j] = exp(s[j] - shift) for one row (the -inf of excluded entries give 0); returns the sum.
+inline float exp_row(float* s, int64_t n, float shift) { return vec::exp_sum(s, s, shift, n); }
 
 // Dropout keep decision for weight (g, c, i, j): counter-based, so backward sees the same mask.
 inline bool keep(uint64_t key, uint64_t thresh, uint64_t idx) {
@@ -185,7 +147,7 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
         if (ch->self_last_resort) slots.clear(kr, p.ck);
         for (int64_t i = 0; i < p.cq; ++i) {
           float* s = S.data() + i * p.ck;
-          float mx = *std::max_element(s, s + p.ck);
+          float mx = vec::max(s, p.ck);
           float* l = pl + (g * p.C + c) * p.cq + i;
           if (mx == kNegInf) {  // nothing to attend to: zero output
             std::fill(s, s + p.ck, 0.0f);
@@ -193,8 +155,7 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
             continue;
           }
           float z = exp_row(s, p.ck, mx);
-          float inv = 1.0f / z;
-          for (int64_t j = 0; j < p.ck; ++j) s[j] *= inv;
+          vec::scale(s, 1.0f / z, p.ck);
           *l = mx + std::log(z);
         }
         if (weights)

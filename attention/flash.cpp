@@ -66,16 +66,12 @@ void flash_forward_unit(const FlashShape& s, const float* Q, const float* K, con
       score_tile(s, Q, K, pad, i0, br, j0, bc, S.data());
       for (int64_t r = 0; r < br; ++r) {
         float* Sr = S.data() + r * bc;
-        float mx = m[r];
-#pragma omp simd reduction(max : mx)
-        for (int64_t c = 0; c < bc; ++c) mx = std::max(mx, Sr[c]);
+        float mx = std::max(m[r], vec::max(Sr, bc));
         if (mx == kNegInf) {  // nothing visible yet in this row
           std::fill(Sr, Sr + bc, 0.0f);
           continue;
         }
-        float alpha = m[r] == kNegInf ? 0.0f : fast_exp(m[r] - mx), sum = 0;
-#pragma omp simd reduction(+ : sum)
-        for (int64_t c = 0; c < bc; ++c) sum += (Sr[c] = fast_exp(Sr[c] - mx));
+        float alpha = m[r] == kNegInf ? 0.0f : fast_exp(m[r] - mx), sum = vec::exp_sum(Sr, Sr, mx, bc);
         l[r] = alpha * l[r] + sum;
         m[r] = mx;
         if (alpha != 1.0f)
@@ -111,21 +107,15 @@ void flash_backward_unit(const FlashShape& s, const float* Q, const float* K, co
         float Lr = L[i0 + r];
         float* Sr = S.data() + r * bc;
         if (Lr == kNegInf) std::fill(Sr, Sr + bc, 0.0f);
-        else {
-#pragma omp simd
-          for (int64_t c = 0; c < bc; ++c) Sr[c] = fast_exp(Sr[c] - Lr);
-        }
+        else vec::exp_sum(Sr, Sr, Lr, bc);
       }
       // dV_j += P^T dO_i ;  dP = dO_i V_j^T
       cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(bc), int(s.d), int(br), 1.0f, S.data(), int(bc),
                   dO + i0 * s.d, int(s.d), 1.0f, dV + j0 * s.d, int(s.d));
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(br), int(bc), int(s.d), 1.0f, dO + i0 * s.d, int(s.d),
                   V + j0 * s.d, int(s.d), 0.0f, dP.data(), int(bc));
-      for (int64_t r = 0; r < br; ++r) {  // dS = P * (dP - D), kept in dP
-        float Dr = D[i0 + r];
-#pragma omp simd
-        for (int64_t c = 0; c < bc; ++c) dP[r * bc + c] = S[r * bc + c] * (dP[r * bc + c] - Dr);
-      }
+      for (int64_t r = 0; r < br; ++r)  // dS = P * (dP - D), kept in dP
+        vec::mul_shift(dP.data() + r * bc, S.data() + r * bc, D[i0 + r], bc);
       // dQ_i += scale dS K_j ;  dK_j += scale dS^T Q_i
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(br), int(s.d), int(bc), s.scale, dP.data(), int(bc),
                   K + j0 * s.d, int(s.d), 1.0f, dQ + i0 * s.d, int(s.d));

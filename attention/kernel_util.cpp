@@ -216,8 +216,7 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
   // (keep: 1 at the keys not padded, so the loops run without branches and vectorise)
   auto weights = [=](int64_t i, float* row, float l, const float* keep) {
     int64_t e = l == ninf ? 0 : end(i);
-#pragma omp simd
-    for (int64_t j = 0; j < e; ++j) row[j] = keep[j] * fast_exp(row[j] - l);
+    vec::exp_keep_sum(row, row, keep, l, e);
     std::fill(row + e, row + M, 0.0f);
   };
   // keep[j] = 0 for padded keys of problem g, else 1
@@ -243,25 +242,16 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
       for (int64_t i = 0; i < rows; ++i) {
         float* row = &S[size_t(i * M)];
         int64_t e = end(r0 + i);
-        float mx = ninf, z = 0;
-#pragma omp simd reduction(max : mx)
-        for (int64_t j = 0; j < e; ++j) mx = std::max(mx, kp[j] != 0 ? row[j] : ninf);
+        float mx = vec::keep_max(row, kp, e);
         std::fill(row + e, row + M, 0.0f);
         if (mx == ninf) {  // every key excluded: zero weights
           std::fill(row, row + e, 0.0f);
           L[g * N + r0 + i] = ninf;
           continue;
         }
-#pragma omp simd reduction(+ : z)
-        for (int64_t j = 0; j < e; ++j) {
-          float w = kp[j] * fast_exp(row[j] - mx);
-          row[j] = w;
-          z += w;
-        }
+        float z = vec::exp_keep_sum(row, row, kp, mx, e);
         L[g * N + r0 + i] = mx + std::log(z);
-        float inv = 1.0f / z;
-#pragma omp simd
-        for (int64_t j = 0; j < e; ++j) row[j] *= inv;
+        vec::scale(row, 1.0f / z, e);
         if (drop)
           for (int64_t j = 0; j < M; ++j) row[j] *= factor(g, r0 + i, j);
       }
@@ -298,11 +288,7 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
                    for (int64_t t = 0; t < rows * M; ++t) dS[size_t(t)] *= F[size_t(t)];
                  for (int64_t i = 0; i < rows; ++i) {
                    const float *oi = O + (g * N + r0 + i) * dv, *gi = dOc + i * dv;
-                   float delta = 0;
-                   for (int64_t t = 0; t < dv; ++t) delta += gi[t] * oi[t];
-                   float *ds = &dS[size_t(i * M)], *p = &S[size_t(i * M)];
-#pragma omp simd
-                   for (int64_t j = 0; j < M; ++j) ds[j] = p[j] * (ds[j] - delta);
+                   vec::mul_shift(&dS[size_t(i * M)], &S[size_t(i * M)], vec::dot(gi, oi, dv), M);
                  }
                  if (dQ) gemm(false, false, rows, d, M, dS.data(), K + g * M * d, 1.0f, dQ + (g * N + r0) * d, scale);
                  if (dK) gemm(true, false, M, d, rows, dS.data(), Qc, 1.0f, dK + g * M * d, scale);

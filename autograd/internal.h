@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autograd/tensor.h"
+#include "autograd/vecmath.h"
 
 namespace az {
 
@@ -39,31 +40,16 @@ inline AxisView axis_view(const Shape& s, int axis) {
   return v;
 }
 
-// exp(x) in float, vectorisable (no libm call, no branch), after Cephes' expf: x = n ln2 + r
-// with |r| <= ln2/2 (ln2 split in two for exactness), e^r by a degree-7
-// polynomial, 2^n through the exponent bits.  Relative error below 1e-7;
-// exp(x) = 0 below -87 (so exp(-inf) = 0), saturates above 88.
-inline float fast_exp(float x) {
-  // NaN fails both comparisons and is clamped as well (int32_t(NaN) below would be
-  // undefined behaviour); the last line hands it back as NaN.
-  float xc = x > -87.0f ? x : -87.0f;
-  xc = xc < 88.0f ? xc : 88.0f;
-  // n = round(xc / ln2) by adding and removing 1.5 * 2^23 (exact: |n| < 128).  Not
-  // floorf: GCC 12 does not vectorise it for this machine's -march=native.
-  float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  float r = xc - n * 0.693359375f + n * 2.12194440e-4f;
-  float p = 1.9875691500E-4f;
-  p = p * r + 1.3981999507E-3f;
-  p = p * r + 8.3334519073E-3f;
-  p = p * r + 4.1665795894E-2f;
-  p = p * r + 1.6666665459E-1f;
-  p = p * r + 5.0000001201E-1f;
-  float y = p * r * r + r + 1.0f;
-  float scale = __builtin_bit_cast(float, int32_t((int32_t(n) + 127) << 23));
-  return x < -87.0f ? 0.0f : (x == x ? y * scale : x);
-}
+// fast_exp, fast_tanh, fast_gelu (scalar) and the dispatched vector kernels: autograd/vecmath.h.
 
-// tanh(u) = 1 - 2 / (exp(2u) + 1), through fast_exp.
-inline float fast_tanh(float u) { return 1.0f - 2.0f / (fast_exp(2.0f * u) + 1.0f); }
+// x's gradient buffer for a backward that writes every element of it: when x has
+// none yet it is allocated without the zeroing pass and `fresh` is set (write, do
+// not add); saves two passes over memory (zero, then read the zeros) per op.
+inline float* grad_for_write(const Tensor& x, bool& fresh) {
+  TensorImpl* t = x.impl();
+  fresh = !t->grad;
+  if (fresh) t->grad = std::make_shared<Storage>(size_t(x.numel()));
+  return t->grad->data;
+}
 
 }  // namespace az

@@ -205,6 +205,15 @@ Tensor div(const Tensor& a, const Tensor& b) {
       [](float x, float y) { return -x / (y * y); });
 }
 
+// f(i, n) over [0, total) in pieces for the dispatched vector kernels, in parallel when large.
+template <class F>
+static void vec_map(int64_t total, F f) {
+  constexpr int64_t kPiece = 1 << 14;
+  int64_t pieces = (total + kPiece - 1) / kPiece;
+#pragma omp parallel for if (total > kParallelMin)
+  for (int64_t p = 0; p < pieces; ++p) f(p * kPiece, std::min(kPiece, total - p * kPiece));
+}
+
 // ---- unary maps: y = f(x), dy/dx = df(x, y) -----------------------------------------
 template <class F, class DF>
 static Tensor unary(const char* name, const Tensor& x, F f, DF df) {
@@ -236,7 +245,16 @@ Tensor neg(const Tensor& x) {
   return unary("neg", x, [](float v) { return -v; }, [](float, float) { return -1.0f; });
 }
 Tensor exp(const Tensor& x) {
-  return unary("exp", x, [](float v) { return fast_exp(v); }, [](float, float y) { return y; });
+  OpScope prof("exp");
+  Tensor y = Tensor::empty(x.shape());
+  vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::exp(x.data() + i, y.data() + i, n); });
+  if (needs_grad({&x}))
+    attach(y, "exp", {x}, [x](const Tensor& y) {
+      bool fresh;
+      float *gx = grad_for_write(x, fresh), *g = y.grad_data();
+      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::softmax_grad(gx + i, y.data() + i, g + i, 0.0f, n, !fresh); });
+    });
+  return y;
 }
 Tensor log(const Tensor& x) {
   return unary("log", x, [](float v) { return std::log(v); }, [](float v, float) { return 1.0f / v; });
@@ -250,11 +268,49 @@ Tensor pow(const Tensor& x, float p) {
       [p](float v, float) { return p * std::pow(v, p - 1.0f); });
 }
 Tensor tanh(const Tensor& x) {
-  return unary("tanh", x, [](float v) { return fast_tanh(v); }, [](float, float y) { return 1.0f - y * y; });
+  OpScope prof("tanh");
+  Tensor y = Tensor::empty(x.shape());
+  vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::tanh(x.data() + i, y.data() + i, n); });
+  if (needs_grad({&x}))
+    attach(y, "tanh", {x}, [x](const Tensor& y) {
+      const float *py = y.data(), *g = y.grad_data();
+      float* gx = x.grad_data();
+      int64_t n = x.numel();
+#pragma omp parallel for simd if (n > kParallelMin)
+      for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * (1.0f - py[i] * py[i]);
+    });
+  return y;
 }
+// y = post(x, exp(pre(x))), dy/dx = df(x, y): the exp through vecmath's dispatched kernel
+// (GCC vectorises fast_exp itself only for AVX-512), the arithmetic around it
+// auto-vectorised, piece by piece while the piece is in cache.
+template <class Pre, class Post, class DF>
+static Tensor unary_via_exp(const char* name, const Tensor& x, Pre pre, Post post, DF df) {
+  OpScope prof(name);
+  Tensor y = Tensor::empty(x.shape());
+  const float* px = x.data();
+  float* py = y.data();
+  vec_map(x.numel(), [&](int64_t i, int64_t n) {
+#pragma omp simd
+    for (int64_t j = i; j < i + n; ++j) py[j] = pre(px[j]);
+    vec::exp(py + i, py + i, n);
+#pragma omp simd
+    for (int64_t j = i; j < i + n; ++j) py[j] = post(px[j], py[j]);
+  });
+  if (needs_grad({&x}))
+    attach(y, name, {x}, [x, df](const Tensor& y) {
+      const float *px = x.data(), *py = y.data(), *g = y.grad_data();
+      float* gx = x.grad_data();
+      int64_t n = x.numel();
+#pragma omp parallel for simd if (n > kParallelMin)
+      for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * df(px[i], py[i]);
+    });
+  return y;
+}
+
 Tensor sigmoid(const Tensor& x) {
-  return unary(
-      "sigmoid", x, [](float v) { return 1.0f / (1.0f + fast_exp(-v)); },
+  return unary_via_exp(
+      "sigmoid", x, [](float v) { return -v; }, [](float, float e) { return 1.0f / (1.0f + e); },
       [](float, float y) { return y * (1.0f - y); });
 }
 Tensor relu(const Tensor& x) {
@@ -262,8 +318,8 @@ Tensor relu(const Tensor& x) {
       "relu", x, [](float v) { return v > 0 ? v : 0.0f; }, [](float v, float) { return v > 0 ? 1.0f : 0.0f; });
 }
 Tensor elu(const Tensor& x, float alpha) {
-  return unary(
-      "elu", x, [alpha](float v) { return v > 0 ? v : alpha * (fast_exp(v) - 1.0f); },
+  return unary_via_exp(
+      "elu", x, [](float v) { return v; }, [alpha](float v, float e) { return v > 0 ? v : alpha * (e - 1.0f); },
       [alpha](float v, float y) { return v > 0 ? 1.0f : y + alpha; });
 }
 Tensor sin(const Tensor& x) {
@@ -273,16 +329,20 @@ Tensor cos(const Tensor& x) {
   return unary("cos", x, [](float v) { return std::cos(v); }, [](float v, float) { return -std::sin(v); });
 }
 
-// GELU, tanh form: y = x/2 (1 + tanh(u)), u = c (x + 0.044715 x^3), c = sqrt(2/pi).
-// dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 * 0.044715 x^2).
+// GELU, tanh form: y = x/2 (1 + tanh(u)), u = c (x + 0.044715 x^3), c = sqrt(2/pi);
+// dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 * 0.044715 x^2).  Both through
+// vecmath's dispatched kernels (see fast_gelu there for the cancellation-free form).
 Tensor gelu(const Tensor& x) {
-  constexpr float c = 0.7978845608028654f, k = 0.044715f;
-  return unary(
-      "gelu", x, [](float v) { return 0.5f * v * (1.0f + fast_tanh(c * (v + k * v * v * v))); },
-      [](float v, float) {
-        float t = fast_tanh(c * (v + k * v * v * v));
-        return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * c * (1.0f + 3.0f * k * v * v);
-      });
+  OpScope prof("gelu");
+  Tensor y = Tensor::empty(x.shape());
+  vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::gelu(x.data() + i, y.data() + i, n); });
+  if (needs_grad({&x}))
+    attach(y, "gelu", {x}, [x](const Tensor& y) {
+      bool fresh;
+      float *gx = grad_for_write(x, fresh), *g = y.grad_data();
+      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::gelu_grad(x.data() + i, g + i, gx + i, n, !fresh); });
+    });
+  return y;
 }
 
 // ---- masks ------------------------------------------------------------------------

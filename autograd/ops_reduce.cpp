@@ -160,17 +160,9 @@ struct MaskRows {
 static inline float masked_row(const float* x, const float* m, int64_t cs, bool is_bool, int64_t n, float* z) {
   const float ninf = -std::numeric_limits<float>::infinity();
   float mx = ninf;
-  if (!m) {
-#pragma omp simd reduction(max : mx)
-    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, z[j] = x[j]);
-    return mx;
-  }
-  if (cs == 1 && is_bool) {  // a key-padding row: the common case, vectorised
-#pragma omp simd reduction(max : mx)
-    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, z[j] = m[j] != 0 ? ninf : x[j]);
-  } else if (cs == 1) {
-#pragma omp simd reduction(max : mx)
-    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, z[j] = x[j] + m[j]);
+  if (!m) return vec::copy_max(x, z, n);
+  if (cs == 1) {  // a key-padding row or an additive mask row: the common cases
+    return vec::mask_max(x, m, is_bool, z, n);
   } else {  // one mask value for the whole row
     if (is_bool && m[0] != 0) {
       std::fill(z, z + n, ninf);
@@ -200,26 +192,17 @@ Tensor softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
       std::fill(yr, yr + n, 0.0f);
       continue;
     }
-    float s = 0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t j = 0; j < n; ++j) s += (yr[j] = fast_exp(yr[j] - mx));
-    float inv = 1.0f / s;
-#pragma omp simd
-    for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
+    vec::scale(yr, 1.0f / vec::exp_sum(yr, yr, mx, n), n);
   }
   if (needs_grad({&x}))
     attach(y, "softmax", {x}, [x, n, rows](const Tensor& y) {
       const float *py = y.data(), *g = y.grad_data();
-      float* gx = x.grad_data();
+      bool fresh;
+      float* gx = grad_for_write(x, fresh);
 #pragma omp parallel for if (x.numel() > kParallelMin)
       for (int64_t r = 0; r < rows; ++r) {
         const float *yr = py + r * n, *gr = g + r * n;
-        float dot = 0;
-#pragma omp simd reduction(+ : dot)
-        for (int64_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
-        float* gxr = gx + r * n;
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) gxr[j] += yr[j] * (gr[j] - dot);
+        vec::softmax_grad(gx + r * n, yr, gr, vec::dot(gr, yr, n), n, !fresh);
       }
     });
   return y;
@@ -240,10 +223,7 @@ Tensor log_softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
     float* yr = py + r * n;
     float mx = masked_row(px + r * n, mr.p ? mr.row(r) : nullptr, mr.col_stride, is_bool, n, yr);
     if (mx == -std::numeric_limits<float>::infinity()) continue;  // all -inf already
-    float s = 0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t j = 0; j < n; ++j) s += fast_exp(yr[j] - mx);
-    float lse = mx + std::log(s);
+    float lse = mx + std::log(vec::exp_sum(nullptr, yr, mx, n));
     for (int64_t j = 0; j < n; ++j) yr[j] -= lse;
   }
   if (needs_grad({&x}))
@@ -283,9 +263,8 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& labels, int ignore_i
   int64_t count = 0;
   for (int64_t i = 0; i < M; ++i) {
     const float* row = px + i * C;
-    float mx = *std::max_element(row, row + C), s = 0;
-    for (int64_t j = 0; j < C; ++j) s += ((*probs)[i * C + j] = fast_exp(row[j] - mx));
-    for (int64_t j = 0; j < C; ++j) (*probs)[i * C + j] /= s;
+    float mx = vec::max(row, C), s = vec::exp_sum(probs->data() + i * C, row, mx, C);
+    vec::scale(probs->data() + i * C, 1.0f / s, C);
     if (labels.data[i] == ignore_index) continue;
     loss += double(mx) + std::log(double(s)) - row[labels.data[i]];
     ++count;
@@ -322,24 +301,14 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
   float* py = y.data();
 #pragma omp parallel for if (x.numel() > kParallelMin)
   for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = px + r * D;
-    float mu = 0, var = 0;  // (the simd pragmas let the sums be vectorised)
-#pragma omp simd reduction(+ : mu)
-    for (int64_t j = 0; j < D; ++j) mu += xr[j];
-    mu /= float(D);
-#pragma omp simd reduction(+ : var)
-    for (int64_t j = 0; j < D; ++j) var += (xr[j] - mu) * (xr[j] - mu);
-    float rstd = 1.0f / std::sqrt(var / float(D) + eps);
-    (*stats)[2 * r] = mu;
-    (*stats)[2 * r + 1] = rstd;
-    float* yr = py + r * D;
-#pragma omp simd
-    for (int64_t j = 0; j < D; ++j) yr[j] = (xr[j] - mu) * rstd * pg[j] + pb[j];
+    float* st = stats->data() + 2 * r;
+    vec::layer_norm_row(px + r * D, pg, pb, eps, py + r * D, D, st, st + 1);
   }
   if (needs_grad({&x, &gamma, &beta}))
     attach(y, "layer_norm", {x, gamma, beta}, [x, gamma, beta, stats, rows, D](const Tensor& y) {
       const float *px = x.data(), *pg = gamma.data(), *g = y.grad_data();
-      float* gx = x.requires_grad() ? x.grad_data() : nullptr;
+      bool fresh = false;
+      float* gx = x.requires_grad() ? grad_for_write(x, fresh) : nullptr;
       int nt = omp_get_max_threads();
       std::vector<float> part(size_t(nt) * 2 * D, 0.0f);  // per-thread dgamma, dbeta
 #pragma omp parallel if (x.numel() > kParallelMin)
@@ -348,24 +317,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
         float* pbet = pgam + D;
 #pragma omp for
         for (int64_t r = 0; r < rows; ++r) {
-          const float *xr = px + r * D, *gr = g + r * D;
-          float mu = (*stats)[2 * r], rstd = (*stats)[2 * r + 1], m1 = 0, m2 = 0;
-#pragma omp simd reduction(+ : m1, m2)
-          for (int64_t j = 0; j < D; ++j) {
-            float xh = (xr[j] - mu) * rstd, dxh = gr[j] * pg[j];
-            m1 += dxh;
-            m2 += dxh * xh;
-            pgam[j] += gr[j] * xh;
-            pbet[j] += gr[j];
-          }
-          m1 /= float(D);
-          m2 /= float(D);
-          if (gx)
-#pragma omp simd
-            for (int64_t j = 0; j < D; ++j) {
-              float xh = (xr[j] - mu) * rstd;
-              gx[r * D + j] += rstd * (gr[j] * pg[j] - m1 - xh * m2);
-            }
+          vec::layer_norm_grad_row(px + r * D, g + r * D, pg, (*stats)[2 * r], (*stats)[2 * r + 1],
+                                   gx ? gx + r * D : nullptr, pgam, pbet, D, !fresh);
         }
       }
       float* gg = gamma.requires_grad() ? gamma.grad_data() : nullptr;

@@ -45,6 +45,7 @@ Tensor reshape(const Tensor& x, Shape s) {
 }
 
 // Copies src (shape `in`) into dst permuted by dims; with accumulate, adds.
+// inverse: src is laid out permuted and dst as `in` (the backward's scatter).
 static void permute_copy(const float* src, const Shape& in, const std::vector<int>& dims, float* dst, bool accumulate,
                          bool inverse) {
   size_t r = in.size();
@@ -64,14 +65,22 @@ static void permute_copy(const float* src, const Shape& in, const std::vector<in
     }
     float* d = dst + row * inner;
     if (!inverse) {
-      for (int64_t j = 0; j < inner; ++j) {
-        if (accumulate) d[j] += src[off + j * ist];
-        else d[j] = src[off + j * ist];
-      }
+      if (ist == 1 && !accumulate) std::memcpy(d, src + off, sizeof(float) * size_t(inner));  // last dim kept: a row copy
+      else if (accumulate)
+        for (int64_t j = 0; j < inner; ++j) d[j] += src[off + j * ist];
+      else
+        for (int64_t j = 0; j < inner; ++j) d[j] = src[off + j * ist];
     } else {  // scatter back: dst is laid out as `in`, src as `out`
       const float* s = src + row * inner;
       float* base = dst + off;
-      for (int64_t j = 0; j < inner; ++j) base[j * ist] += s[j];
+      if (ist == 1 && !accumulate) std::memcpy(base, s, sizeof(float) * size_t(inner));
+      else if (!accumulate)
+        for (int64_t j = 0; j < inner; ++j) base[j * ist] = s[j];
+      else if (ist == 1)
+#pragma omp simd
+        for (int64_t j = 0; j < inner; ++j) base[j] += s[j];
+      else
+        for (int64_t j = 0; j < inner; ++j) base[j * ist] += s[j];
     }
   }
 }
@@ -92,7 +101,10 @@ Tensor permute(const Tensor& x, const std::vector<int>& dims) {
   permute_copy(x.data(), x.shape(), dims, y.data(), false, false);
   if (needs_grad({&x}))
     attach(y, "permute", {x}, [x, dims](const Tensor& y) {
-      permute_copy(y.grad_data(), x.shape(), dims, x.grad_data(), true, true);
+      // a permutation writes each element of x's gradient once: a fresh one needs no zeroing
+      bool fresh;
+      float* gx = grad_for_write(x, fresh);
+      permute_copy(y.grad_data(), x.shape(), dims, gx, !fresh, true);
     });
   return y;
 }

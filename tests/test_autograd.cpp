@@ -463,3 +463,17 @@ TEST_CASE("the storage pool reuses buffers across nearby sizes and holds at most
   pool_release();
   CHECK(pool_cached_bytes() == 0);
 }
+
+TEST_CASE("permute's backward writes a fresh gradient and adds into one that exists") {
+  // x [2,3,4] used twice: the first backward to reach it writes, the second adds.
+  Tensor x = param({2, 3, 4});
+  Tensor w1 = Tensor::uniform({3, 2, 4}, -1, 1, rng), w2 = Tensor::uniform({4, 3, 2}, -1, 1, rng);
+  Tensor loss = add(sum(mul(permute(x, {1, 0, 2}), w1)), sum(mul(permute(x, {2, 1, 0}), w2)));
+  loss.backward();
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 4; ++c) {
+        float want = w1.data()[(b * 2 + a) * 4 + c] + w2.data()[(c * 3 + b) * 2 + a];
+        CHECK(x.grad().data()[(a * 3 + b) * 4 + c] == doctest::Approx(want).epsilon(1e-6));
+      }
+}

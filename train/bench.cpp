@@ -3,10 +3,14 @@
 
 #include <cblas.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
+
+#include "autograd/vecmath.h"
 
 #include "nn/optim.h"
 
@@ -22,6 +26,25 @@ double peak_rss_mb() {
   struct rusage u;
   getrusage(RUSAGE_SELF, &u);
   return double(u.ru_maxrss) / 1024.0;
+}
+
+std::string blas_core() { return openblas_get_corename(); }
+std::string simd_target() { return vec::current_target(); }
+
+const char* blas_core_override() {
+  if (std::getenv("OPENBLAS_CORETYPE") || blas_core() != "Prescott") return nullptr;
+  std::string t = simd_target();
+  return t == "AVX3" ? "SkylakeX" : t == "AVX2" ? "Haswell" : nullptr;
+}
+
+void reexec_if_blas_core_unknown(char** argv) {
+  const char* want = blas_core_override();
+  if (!want) return;
+  std::fprintf(stderr, "note: OpenBLAS does not know this CPU and chose its Prescott (SSE3) kernels; "
+               "running again with OPENBLAS_CORETYPE=%s (set OPENBLAS_CORETYPE to choose)\n", want);
+  setenv("OPENBLAS_CORETYPE", want, 1);
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "note: execv /proc/self/exe failed; going on with the Prescott kernels\n");
 }
 
 double sgemm_peak_gflops(int n, int reps) {
@@ -80,10 +103,11 @@ BenchResult run_bench(const BenchConfig& bc) {
                 "{\"model\": \"%s\", \"seq_len\": %lld, \"batch\": %lld, \"dim\": %lld, \"heads\": %lld, \"layers\": %lld, "
                 "\"ffn\": %lld, \"steps_per_s\": %.4f, \"tokens_per_s\": %.1f, \"ms_per_step\": %.2f, "
                 "\"peak_rss_mb\": %.1f, \"model_gflop_per_step\": %.3f, \"gflops\": %.2f, \"sgemm_peak_gflops\": %.1f, "
-                "\"mfu\": %.4f}",
+                "\"mfu\": %.4f, \"blas_core\": \"%s\", \"simd\": \"%s\"}",
                 mc.model.c_str(), (long long)mc.max_len, (long long)bc.batch, (long long)mc.dim, (long long)mc.heads,
                 (long long)mc.layers, (long long)mc.ffn, res.steps_per_s, res.tokens_per_s, res.ms_per_step,
-                res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu);
+                res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu,
+                blas_core().c_str(), simd_target().c_str());
   res.json = buf;
   return res;
 }

@@ -26,5 +26,17 @@ BenchResult run_bench(const BenchConfig& c);
 double sgemm_peak_gflops(int n = 2048, int reps = 3);
 // Peak resident set of this process so far, in MB.
 double peak_rss_mb();
+// The kernel set OpenBLAS chose ("SkylakeX", "Haswell", "Zen", ... ) and ours (vecmath: "AVX3", ...).
+std::string blas_core();
+std::string simd_target();
+// OpenBLAS 0.3.21 (Debian 12) does not know CPUs newer than itself (e.g. Intel family 6
+// model 207) and falls back to its Prescott (SSE3) kernels, several times slower.  When
+// that happened and OPENBLAS_CORETYPE is unset, this runs the program again (execv of
+// /proc/self/exe with the same argv) with the core this CPU's SIMD level supports:
+// SkylakeX for AVX-512, Haswell for AVX2.  Call first thing in main; returns otherwise.
+void reexec_if_blas_core_unknown(char** argv);
+// The kernel set to ask OpenBLAS for (OPENBLAS_CORETYPE) when it fell back to
+// Prescott on a CPU it does not know, or null (known CPU, or already set).
+const char* blas_core_override();
 
 }  // namespace az
