@@ -258,8 +258,8 @@ TEST_CASE("lra refuses bad flags with one line naming the valid values; --dry-ru
   CHECK(out.find("--preset is required") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --models full,nosuch --out /tmp/x", &out) == 2);
   CHECK(out.find("unknown model 'nosuch' (valid: ") != std::string::npos);
-  CHECK(run_cli("lra --preset tiny --tasks listops,retrieval --out /tmp/x", &out) == 2);
-  CHECK(out.find("unknown task 'retrieval' (valid: listops, text, image, pathfinder)") != std::string::npos);
+  CHECK(run_cli("lra --preset tiny --tasks listops,nope --out /tmp/x", &out) == 2);
+  CHECK(out.find("unknown task 'nope' (valid: listops, text, retrieval, image, pathfinder)") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --model-args 'local --window 3' --out /tmp/x", &out) == 2);
   CHECK(out.find("expected MODEL=--flag value") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --steps-scale 0 --out /tmp/x", &out) == 2);

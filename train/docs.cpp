@@ -322,10 +322,21 @@ std::string bench_section(const DocsOptions& o, const std::string& name, const B
 }
 
 // ---- the LRA row ----------------------------------------------------------------------------
+// The mini preset's tasks that have records (a task added since the sweep has none yet).
+std::vector<std::string> lra_columns(const std::map<std::pair<std::string, std::string>, JsonObject>& cells) {
+  std::vector<std::string> v;
+  for (auto& t : lra_task_names(lra_preset("mini"))) {
+    bool any = false;
+    for (auto& [key, rec] : cells) any = any || key.second == t;
+    if (any) v.push_back(t);
+  }
+  return v;
+}
+
 double lra_average(const std::map<std::pair<std::string, std::string>, JsonObject>& cells, const std::string& model, int* n) {
   double s = 0;
   *n = 0;
-  for (auto& t : lra_task_names(lra_preset("mini"))) {
+  for (auto& t : lra_columns(cells)) {
     auto it = cells.find({model, t});
     if (it != cells.end() && it->second.count("test_acc")) s += 100 * json_number(it->second, "test_acc", 0), ++*n;
   }
@@ -337,22 +348,22 @@ std::string lra_section(const DocsOptions& o, const std::string& name,
   std::ostringstream md;
   md << "## Long Range Arena, preset mini\n\n";
   bool any = false;
-  for (auto& t : lra_task_names(lra_preset("mini"))) any = any || cells.count({name, t});
+  for (auto& t : lra_columns(cells)) any = any || cells.count({name, t});
   if (!any) {
     md << "No record for `" << name << "` in `" << o.lra << "` (the mini sweep leaves out `flash`, which computes what "
        << "`full` computes).\n\n```sh\nattnzoo lra --preset mini --models " << name << " --threads 1 --out runs/lra-mini\n```\n\n";
     return md.str();
   }
   md << "Test accuracy (%) at the best validation step; the mean is over the tasks shown.\n\n| | ";
-  for (auto& t : lra_task_names(lra_preset("mini"))) md << t << " | ";
+  for (auto& t : lra_columns(cells)) md << t << " | ";
   md << "mean |\n|---|";
-  for (size_t i = 0; i <= lra_task_names(lra_preset("mini")).size(); ++i) md << "---:|";
+  for (size_t i = 0; i <= lra_columns(cells).size(); ++i) md << "---:|";
   md << "\n";
   auto row = [&](const std::string& label, const std::string& model, const char* key, double scale) {
     md << "| " << label << " | ";
     double s = 0;
     int n = 0;
-    for (auto& t : lra_task_names(lra_preset("mini"))) {
+    for (auto& t : lra_columns(cells)) {
       auto it = cells.find({model, t});
       if (it == cells.end() || !it->second.count(key)) {
         md << "— | ";
@@ -372,7 +383,7 @@ std::string lra_section(const DocsOptions& o, const std::string& name,
       md << "| *LRA paper: " << p.lra_name << "* | ";
       double s = 0;
       int n = 0;
-      for (auto& t : lra_task_names(lra_preset("mini"))) {
+      for (auto& t : lra_columns(cells)) {
         double v = lra_published_accuracy(p, t);
         if (v > 0) s += v, ++n;
         md << (v > 0 ? fmt("%.2f", v) : "—") << " | ";
@@ -382,7 +393,7 @@ std::string lra_section(const DocsOptions& o, const std::string& name,
   md << "\nOur Text is Spam Assassin e-mail and our Image Fashion-MNIST, so those columns compare models with each other, "
         "not with the paper; the full report, with each task's size and budget, is [docs/lra/mini.md](../lra/mini.md). "
         "The cells' commands:\n\n```sh\n";
-  for (auto& t : lra_task_names(lra_preset("mini"))) {
+  for (auto& t : lra_columns(cells)) {
     auto it = cells.find({name, t});
     if (it == cells.end()) continue;
     std::string key = json_text(it->second, "key");
@@ -524,7 +535,7 @@ int cmd_docs(const std::vector<std::string>& args) {
        << (std::isnan(e) ? "—" : "N^" + fmt("%.2f", e)) << " | "
        << (it == vb.end() ? "—" : fmt("%.2f", it->second.steps) + (rel ? " (" + fmt("%.1fx", it->second.steps / fl->second.steps) + ")" : ""))
        << " | " << (it == vb.end() ? "—" : fmt("%.0f", it->second.mb) + (rel ? " (" + fmt("%.2fx", it->second.mb / fl->second.mb) + ")" : ""))
-       << " | " << (nt ? fmt("%.1f", avg) + (nt < int(lra_task_names(lra_preset("mini")).size()) ? " (" + std::to_string(nt) + " tasks)" : "") : "—")
+       << " | " << (nt ? fmt("%.1f", avg) + (nt < int(lra_columns(cells).size()) ? " (" + std::to_string(nt) + " tasks)" : "") : "—")
        << " |\n";
   }
   ix << "\nTime exponent a: the slope of log(time per step) against log N between the two longest lengths in `" << o.bench
