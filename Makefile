@@ -72,6 +72,17 @@ $(BUILD)/%.o: %.cpp $(FLAGS_FILE) | $(DEPS_OK)
 # each one rounds as its scalar reference (tests/test_simd.cpp) on every target.
 $(BUILD)/autograd/vecmath.o: CXXFLAGS += -ffp-contract=off
 
+# attnzoo --version names the commit it was built from: build/version.h is
+# rewritten only when the commit changes, so nothing else rebuilds.
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(BUILD)
+	@printf '#define AZ_VERSION "0.1"\n#define AZ_GIT_COMMIT "%s"\n' "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+$(BUILD)/train/cli_main.o: $(BUILD)/version.h
+$(BUILD)/train/cli_main.o: CPPFLAGS += -I$(BUILD)
+.PHONY: FORCE
+FORCE:
+
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) $(ARFLAGS) $@ $^

@@ -28,7 +28,8 @@ static std::string join(const std::vector<std::string>& v) {
 
 const AttentionInfo& attention_info(const std::string& name) {
   auto it = registry().find(name);
-  if (it == registry().end()) fail("unknown model '" + name + "' (valid: " + join(attention_names()) + ")");
+  if (it == registry().end())
+    fail("unknown model '" + name + "'" + did_you_mean(name, attention_names()) + " (valid: " + join(attention_names()) + ")");
   return it->second;
 }
 

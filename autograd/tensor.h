@@ -27,6 +27,9 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 [[noreturn]] void fail(const std::string& msg);
+// For one-line errors about a misspelt name: " (did you mean X?)" naming the
+// candidate closest to `name` within two edits, or "" when none is.
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates);
 // Thrown by backward() when Anomaly::enabled and an op's backward made a NaN or Inf.
 struct AnomalyError : Error {
   using Error::Error;

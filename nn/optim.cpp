@@ -91,6 +91,11 @@ void Adam::step(float lr) {
 
 float Schedule::lr(int64_t step) const {
   float s = float(std::max<int64_t>(step, 1));
+  if (kind == kCosine && from_step > 0 && step > from_step) {  // a run extended at from_step: on from from_lr
+    float t = float(step - from_step) / float(std::max<int64_t>(1, total - from_step));
+    t = std::min(1.0f, t);
+    return min_lr + 0.5f * (from_lr - min_lr) * (1.0f + std::cos(3.14159265f * t));
+  }
   if (warmup > 0 && step < warmup) return base_lr * s / float(warmup);
   switch (kind) {
     case kConstant:

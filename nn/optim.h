@@ -55,6 +55,11 @@ struct Schedule {
   float base_lr = 1e-3f;
   int64_t warmup = 0, total = 1;
   float min_lr = 0.0f;
+  // A cosine run whose total grew on --resume: from from_step on, a cosine from
+  // from_lr (the rate the run had reached) down to min_lr at the new total, so
+  // the rate goes on without a jump.  0: none.
+  int64_t from_step = 0;
+  float from_lr = 0.0f;
   // Linear warm-up over `warmup` steps to base_lr, then: constant; cosine to
   // min_lr at `total`; or LRA's reciprocal square root, base_lr * sqrt(warmup / step).
   float lr(int64_t step) const;

@@ -33,9 +33,16 @@ Flags::Flags(const std::string& command, const std::vector<std::string>& args, c
       switches_.insert(name);
       continue;
     }
-    if (!valued.count(name) && !extra.count(name))
+    if (!valued.count(name) && !extra.count(name)) {
+      std::vector<std::string> known;
+      for (const auto* set : {&valued, &switches, &extra})
+        for (auto& k : *set) known.push_back("--" + k);
+      std::string guess = did_you_mean("--" + name, known);
       fail(command + ": unknown flag --" + name +
-           (valued.empty() && switches.empty() && extra.empty() ? " (it takes none)" : " (valid: " + list(valued, switches, extra) + ")"));
+           (!guess.empty() ? guess
+            : valued.empty() && switches.empty() && extra.empty() ? " (it takes none)"
+                                                                   : " (valid: " + list(valued, switches, extra) + ")"));
+    }
     if (!inline_value) {
       if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) fail(command + ": --" + name + " needs a value");
       value = args[++i];

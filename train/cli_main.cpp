@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "train/cli.h"
 #include "train/commands.h"
 #include "train/trainer.h"
+#include "version.h"  // AZ_VERSION, AZ_GIT_COMMIT: written by the Makefile into the build directory
 
 namespace az {
 
@@ -40,7 +42,7 @@ const char* kUsage =
     "  import   a safetensors file as a checkpoint attnzoo import --in m.safetensors --out m.ckpt\n"
     "  models   list the models and their settings\n"
     "\n"
-    "`attnzoo COMMAND --help` describes a command's flags.\n";
+    "`attnzoo COMMAND --help` describes a command's flags; `attnzoo --version` names the build.\n";
 
 // ---- model flags, shared by train and bench ------------------------------------------
 std::set<std::string> model_flag_names() {
@@ -128,8 +130,12 @@ std::string train_help() {
       "  --steps, --batch 32, --lr 0.001, --warmup 100, --schedule constant|cosine|rsqrt (default cosine),\n"
       "  --optimizer adamw|adam|sgd (default adamw), --weight-decay 0.01, --clip 1, --beta1 0.9, --beta2 0.98,\n"
       "  --eps 1e-9, --seed 1, --eval-every 250, --log-every 50, --eval-limit 0 (all), --out DIR (runs/TASK-MODEL)\n"
-      "  --resume CKPT                      continue a run (its configuration comes from the checkpoint)\n"
+      "  --resume CKPT                      continue a run (its configuration comes from the checkpoint); with a\n"
+      "                                     larger --steps, a cosine schedule goes on from the rate it had reached\n"
+      "                                     down to its end at the new --steps (no jump)\n"
       "  --stop-after K                     stop after step K (saving last.ckpt), e.g. to resume later\n"
+      "  --force                            replace the run already in --out (refused otherwise: it names --resume)\n"
+      "  Ctrl-C or SIGTERM finishes the step, saves last.ckpt, prints the resume command and exits 130/143\n"
       "  --quiet --profile --detect-anomaly no progress line; time per op; name the op whose backward made a NaN\n"
       "model flags (and each model's own settings: `attnzoo models`):\n";
   for (auto& f : model_flags()) {
@@ -164,7 +170,7 @@ int cmd_train(const std::vector<std::string>& args) {
   const TaskInfo& task = task_info(tc.task);
   std::set<std::string> task_flags;
   for (auto& o : task.options) task_flags.insert(o.name);
-  std::set<std::string> all = valued, switches = {"profile", "quiet", "causal", "detect-anomaly"};
+  std::set<std::string> all = valued, switches = {"profile", "quiet", "causal", "detect-anomaly", "force"};
   all.insert(task_flags.begin(), task_flags.end());
   all.insert(switches.begin(), switches.end());
   std::set<std::string> knobs = knob_flags(model);
@@ -201,12 +207,25 @@ int cmd_train(const std::vector<std::string>& args) {
   ro.profile = f.on("profile");
   ro.quiet = f.on("quiet");
   ro.seq_len_given = f.has("seq-len");
+  ro.protect_run_dir = true;
+  ro.force = f.on("force");
   Anomaly::enabled = f.on("detect-anomaly");
+  if (!ro.resume.empty())  // the run's configuration is the checkpoint's: a changed flag would be ignored
+    for (auto& [name, value] : f.values())
+      if (name != "resume" && name != "steps" && name != "stop-after")
+        fail("--" + name + " cannot change on --resume: the run's configuration comes from the checkpoint (only --steps "
+             "and --stop-after may be given)");
   if (!ro.resume.empty() && !f.has("steps")) tc.steps = 0;  // keep the checkpoint's
   if (ro.resume.empty() && !f.has("steps")) tc.steps = default_steps(tc);
   ModelConfig mc = model_from_flags(f, ModelConfig());
   Trainer t(tc, mc, ro);
   RunResult r = t.run();
+  std::string dir = f.str("out", "runs/" + tc.task + "-" + mc.model);
+  if (r.signal) {
+    std::fprintf(stderr, "interrupted by %s after step %lld: saved %s/last.ckpt; resume with attnzoo train --resume %s/last.ckpt\n",
+                 r.signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)r.steps_done, dir.c_str(), dir.c_str());
+    return 128 + r.signal;
+  }
   if (r.stopped_early) {
     std::printf("stopped after step %lld; resume with --resume %s/last.ckpt\n", (long long)r.steps_done,
                 f.str("out", "runs/" + tc.task + "-" + mc.model).c_str());
@@ -306,6 +325,10 @@ int cmd_models(const std::vector<std::string>& args) {
 }  // namespace
 
 int cli_main(int argc, char** argv) {
+  if (argc >= 2 && !std::strcmp(argv[1], "--version")) {
+    std::printf("attnzoo %s (git %s)\n", AZ_VERSION, AZ_GIT_COMMIT);
+    return 0;
+  }
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::printf("%s", kUsage);
     return argc < 2 ? 2 : 0;
@@ -325,7 +348,10 @@ int cli_main(int argc, char** argv) {
     if (cmd == "docs") return cmd_docs(args);
     if (cmd == "export") return cmd_export(args);
     if (cmd == "import") return cmd_import(args);
-    std::fprintf(stderr, "attnzoo: unknown command '%s' (valid: train, eval, data, bench, pattern, attnmap, lra, plot, docs, export, import, models)\n", cmd.c_str());
+    std::vector<std::string> commands = {"train", "eval", "data", "bench", "pattern", "attnmap", "lra", "plot", "docs",
+                                         "export", "import", "models"};
+    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, data, bench, pattern, attnmap, lra, plot, docs, export, import, models)\n",
+                 cmd.c_str(), did_you_mean(cmd, commands).c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnzoo %s: %s\n", cmd.c_str(), e.what());

@@ -29,6 +29,7 @@ std::map<std::string, std::string> TrainConfig::to_map() const {
       {"log_every", num(log_every)}, {"eval_limit", num(eval_limit)},
       {"seed", std::to_string(seed)}, {"out", out}};
   for (auto& [k, v] : task_args) m["task." + k] = v;
+  if (schedule_from > 0) m["schedule_from"] = num(schedule_from), m["schedule_from_lr"] = num(schedule_from_lr);
   std::string classes;
   for (size_t i = 0; i < class_names.size(); ++i) classes += (i ? "\n" : "") + class_names[i];
   if (!class_names.empty()) m["classes"] = classes;
@@ -79,6 +80,7 @@ TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
     fail("training configuration: 'seed' is not a number: '" + get("seed") + "'");
   }
   c.out = get("out");
+  if (m.count("schedule_from")) c.schedule_from = int64_t(d("schedule_from")), c.schedule_from_lr = float(d("schedule_from_lr"));
   return c;
 }
 

@@ -22,7 +22,9 @@ struct TrainConfig {
   // The task's own flags (--preset, --patch, ...), as given; train/tasks.h checks
   // them against the task's options and fills in the defaults.
   std::map<std::string, std::string> task_args;
-  std::vector<std::string> class_names;  // the training data's, saved so eval can refuse other classes
+  std::vector<std::string> class_names;
+  int64_t schedule_from = 0;    // --resume extended a cosine run here (Schedule::from_step); 0: never
+  float schedule_from_lr = 0;   // ... at this rate  // the training data's, saved so eval can refuse other classes
   int64_t steps = 2000, batch = 32;
   float lr = 1e-3f, weight_decay = 0.01f, clip = 1.0f;
   float beta1 = 0.9f, beta2 = 0.98f, eps = 1e-9f;  // LRA's Adam settings

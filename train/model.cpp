@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace az {
@@ -74,7 +75,14 @@ std::vector<ModelFlag> make_rows() {
   causal.set = [](ModelConfig& c, const std::string& v) { c.causal = v == "1"; };
   r.insert(r.begin() + 10, causal);
   ModelConfig defaults;
-  for (auto& f : r) f.def = f.get(defaults);
+  for (auto& f : r) {  // for --help: numbers as people write them (0.1, not 0.10000000149011612)
+    f.def = f.get(defaults);
+    if (f.kind == ModelFlag::kFraction || f.kind == ModelFlag::kInteger) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%g", std::stod(f.def));
+      f.def = b;
+    }
+  }
   return r;
 }
 

@@ -33,7 +33,8 @@ static std::string join(const std::vector<std::string>& v, const std::string& se
 
 const TaskInfo& task_info(const std::string& name) {
   auto it = registry().find(name);
-  if (it == registry().end()) fail("unknown task '" + name + "' (valid: " + join(task_names()) + ")");
+  if (it == registry().end())
+    fail("unknown task '" + name + "'" + did_you_mean(name, task_names()) + " (valid: " + join(task_names()) + ")");
   return it->second;
 }
 

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <csignal>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +18,29 @@
 namespace az {
 
 namespace fs = std::filesystem;
+
+namespace {
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_interrupt(int sig) {
+  if (g_signal) _exit(128 + sig);  // a second one: at once (checkpoints are written by rename: never torn)
+  g_signal = sig;
+}
+}  // namespace
+
+InterruptGuard::InterruptGuard() {
+  g_signal = 0;
+  struct sigaction a {};
+  a.sa_handler = on_interrupt;
+  sigemptyset(&a.sa_mask);
+  sigaction(SIGINT, &a, &old_int_);
+  sigaction(SIGTERM, &a, &old_term_);
+}
+InterruptGuard::~InterruptGuard() {
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+}
+int InterruptGuard::pending() { return int(g_signal); }
 
 namespace {
 double now() {
@@ -128,6 +153,12 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     ck = load_checkpoint_everywhere(ro_.resume);
     int64_t steps = tc_.steps;
     tc_ = TrainConfig::from_map(ck.train_config);
+    if (steps > tc_.steps && tc_.schedule == "cosine" && ck.step > 0) {  // extended: the rate goes on from where it was
+      Schedule old;
+      old.kind = Schedule::kCosine, old.base_lr = tc_.lr, old.warmup = tc_.warmup, old.total = tc_.steps;
+      old.from_step = tc_.schedule_from, old.from_lr = tc_.schedule_from_lr;
+      tc_.schedule_from = ck.step, tc_.schedule_from_lr = old.lr(ck.step);
+    }
     if (steps > 0) tc_.steps = steps;  // --steps may extend a resumed run
     mc_ = ModelConfig::from_map(ck.model_config);
     ro_.seq_len_given = true;
@@ -150,14 +181,42 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
   sched_.base_lr = tc_.lr;
   sched_.warmup = tc_.warmup;
   sched_.total = tc_.steps;
-  if (!ro_.resume.empty()) restore(ck, ro_.resume);
+  sched_.from_step = tc_.schedule_from, sched_.from_lr = tc_.schedule_from_lr;
+  if (!ro_.resume.empty()) {
+    restore(ck, ro_.resume);
+    if (step_ >= tc_.steps)
+      fail("--steps " + std::to_string(tc_.steps) + " is not beyond step " + std::to_string(step_) + " of " +
+           ro_.resume + ": give a larger --steps to train further");
+    if (dist::is_root())
+      std::fprintf(stderr, "resuming from step %lld of %s, to step %lld\n", (long long)step_, ro_.resume.c_str(),
+                   (long long)tc_.steps);
+  }
   averager_ = std::make_unique<dist::GradientAverager>(model_->named_parameters(), model_->named_buffers());
   if (!dist::is_root()) return;
+  if (ro_.protect_run_dir && ro_.resume.empty()) claim_run_dir();
   fs::create_directories(tc_.out);
   std::ofstream(tc_.out + "/config.json") << json_line([&](JsonWriter& w) {
     write_string_map(w, "model", mc_.to_map());
     write_string_map(w, "train", tc_.to_map());
   }) << "\n";
+}
+
+// A fresh run never mixes with an earlier one: its checkpoints and metrics would
+// be overwritten and appended to (plot would draw two runs as one).
+void Trainer::claim_run_dir() const {
+  std::vector<std::string> found;
+  for (const char* f : {"metrics.jsonl", "best.ckpt", "last.ckpt"})
+    if (fs::exists(tc_.out + "/" + f)) found.push_back(f);
+  if (found.empty()) return;
+  if (!ro_.force) {
+    std::string list;
+    for (auto& f : found) list += (list.empty() ? "" : ", ") + f;
+    fail("run directory " + tc_.out + " already holds a run (" + list + "); continue it with --resume " + tc_.out +
+         "/last.ckpt, write elsewhere with --out DIR, or replace it with --force");
+  }
+  for (const char* f : {"metrics.jsonl", "best.ckpt", "last.ckpt", "config.json", "curves.png", "curves.svg", "curves.gp"})
+    fs::remove(tc_.out + "/" + f);
+  std::fprintf(stderr, "--force: replaced the earlier run in %s\n", tc_.out.c_str());
 }
 
 Checkpoint Trainer::snapshot() const {
@@ -327,11 +386,17 @@ RunResult Trainer::run() {
   double t0 = now();
   int64_t start = step_;
   model_->train();
+  InterruptGuard interrupts;  // Ctrl-C / SIGTERM: finish the step, save last.ckpt, stop
   while (step_ < tc_.steps) {
     StepResult r = step();
     progress(r, now() - t0, start, false);
     bool stop = ro_.stop_after > 0 && step_ >= ro_.stop_after;
     if (step_ % tc_.eval_every == 0 || step_ == tc_.steps || stop) validate_and_save(t0);
+    if (int sig = InterruptGuard::pending(); sig && !stop) {
+      if (tty_) std::fprintf(stderr, "\n");
+      if (root) save_checkpoint(tc_.out + "/last.ckpt", snapshot());
+      res.signal = sig, stop = true;
+    }
     if (stop) {
       res.stopped_early = true;
       break;

@@ -11,6 +11,8 @@
 // averaged after backward; rank 0 alone prints and writes; evaluation is split
 // over the ranks and its counts summed.
 #pragma once
+#include <signal.h>
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -44,12 +46,27 @@ struct RunOptions {
   bool profile = false;      // print per-op timings at the end
   bool quiet = false;        // no progress line
   bool seq_len_given = false;
+  // The command line's run-directory rule: a fresh run refuses a directory that
+  // already holds one (naming --resume and --force); force replaces it.
+  bool protect_run_dir = false, force = false;
 };
 
 struct RunResult {
   double best_val = -1, test_accuracy = -1, test_loss = -1, majority_rate = 0, seconds = 0;
   int64_t best_step = -1, steps_done = 0;
   bool stopped_early = false;
+  int signal = 0;  // SIGINT or SIGTERM stopped the run after a step (last.ckpt saved)
+};
+
+// While alive, SIGINT and SIGTERM set a flag the loop reads after each step
+// (it then saves last.ckpt and stops); a second signal exits at once.
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  static int pending();  // the signal received, or 0
+ private:
+  struct sigaction old_int_, old_term_;
 };
 
 class Trainer {
@@ -71,6 +88,7 @@ class Trainer {
   // Validation at step_: the best checkpoint when it improves, and last.ckpt.
   void validate_and_save(double t0);
   void progress(const StepResult& r, double elapsed, int64_t start, bool force);
+  void claim_run_dir() const;
   [[noreturn]] void diverged(const std::string& what, const std::string& advice) const;
   Checkpoint snapshot() const;
   void restore(const Checkpoint& c, const std::string& path);

@@ -1,0 +1,155 @@
+// Runs that are never lost or overwritten: Ctrl-C and SIGTERM save last.ckpt
+// and print the resume command; a fresh run refuses a directory that holds
+// one; --resume says where it starts, refuses what it would ignore, and keeps
+// a cosine schedule continuous when --steps grows.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "autograd/tensor.h"
+#include "nn/optim.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+#include "tests/util.h"
+
+using namespace az;
+namespace fs = std::filesystem;
+using az::test::contains;
+using az::test::TempDir;
+
+namespace {
+
+std::string bin() {
+  const char* b = std::getenv("ATTNZOO_BIN");
+  return b ? b : "build/attnzoo";
+}
+
+int run(const std::string& args, std::string* out) {
+  FILE* p = popen((bin() + " " + args + " 2>&1").c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  out->clear();
+  while (fgets(buf, sizeof buf, p)) *out += buf;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+const char* kTiny = " --dim 16 --heads 2 --layers 1 --ffn 16 --batch 8 --quiet";
+
+}  // namespace
+
+TEST_CASE("SIGINT and SIGTERM finish the step, save last.ckpt, print the resume command, exit 130/143") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    CAPTURE(sig);
+    TempDir dir("az_runs_sig");
+    std::string out = dir / "run", log = dir / "log";
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      FILE* f = freopen(log.c_str(), "w", stderr);
+      (void)f;
+      execl(bin().c_str(), bin().c_str(), "train", "--steps", "1000000", "--eval-every", "1000000", "--dim", "16",
+            "--heads", "2", "--layers", "1", "--ffn", "16", "--batch", "8", "--quiet", "--out", out.c_str(), (char*)nullptr);
+      _exit(127);
+    }
+    // wait until it trains (its metrics file appears at the first --log-every), then signal it
+    for (int i = 0; i < 600 && !fs::exists(out + "/metrics.jsonl"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    REQUIRE(fs::exists(out + "/metrics.jsonl"));
+    kill(pid, sig);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    REQUIRE(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 128 + sig);
+    Checkpoint c = load_checkpoint(out + "/last.ckpt");  // before any validation: saved all the same
+    CHECK(c.step >= 50);
+    std::string text;
+    FILE* f = fopen(log.c_str(), "r");
+    char buf[512];
+    while (f && fgets(buf, sizeof buf, f)) text += buf;
+    if (f) fclose(f);
+    CHECK(contains(text, sig == SIGINT ? "interrupted by SIGINT after step " : "interrupted by SIGTERM after step "));
+    CHECK(contains(text, "resume with attnzoo train --resume " + out + "/last.ckpt"));
+    // and it resumes from there
+    std::string res;
+    CHECK(run("train --resume " + out + "/last.ckpt --steps " + std::to_string(c.step + 4), &res) == 0);
+    CHECK(contains(res, "resuming from step " + std::to_string(c.step) + " of " + out + "/last.ckpt"));
+  }
+}
+
+TEST_CASE("a fresh run refuses a directory holding one, names --resume and --force; --force replaces it") {
+  TempDir dir("az_runs_dir");
+  std::string out = dir / "run", msg;
+  REQUIRE(run("train --steps 4 --eval-every 4" + std::string(kTiny) + " --out " + out, &msg) == 0);
+  CHECK(run("train --steps 4 --eval-every 4" + std::string(kTiny) + " --out " + out, &msg) == 2);
+  CHECK(contains(msg, "run directory " + out + " already holds a run (metrics.jsonl, best.ckpt, last.ckpt)"));
+  CHECK(contains(msg, "--resume " + out + "/last.ckpt"));
+  CHECK(contains(msg, "--force"));
+  REQUIRE(run("train --steps 6 --eval-every 6 --log-every 2" + std::string(kTiny) + " --out " + out + " --force", &msg) == 0);
+  // metrics.jsonl holds one run: steps 2, 4, 6 once each
+  int lines = 0;
+  std::ifstream in(out + "/metrics.jsonl");
+  for (std::string row; std::getline(in, row);) lines += contains(row, "\"train_acc\"");
+  CHECK(lines == 3);
+}
+
+TEST_CASE("--resume says where it starts, refuses flags it would ignore and a --steps already reached") {
+  TempDir dir("az_runs_resume");
+  std::string out = dir / "run", msg;
+  REQUIRE(run("train --steps 8 --eval-every 4" + std::string(kTiny) + " --out " + out, &msg) == 0);
+  CHECK(run("train --resume " + out + "/last.ckpt --steps 6", &msg) == 2);
+  CHECK(contains(msg, "--steps 6 is not beyond step 8 of " + out + "/last.ckpt"));
+  CHECK(run("train --resume " + out + "/last.ckpt --steps 12 --dim 64", &msg) == 2);
+  CHECK(contains(msg, "--dim cannot change on --resume"));
+  CHECK(run("train --resume " + out + "/last.ckpt", &msg) == 2);  // a finished run, and no --steps
+  CHECK(contains(msg, "--steps 8 is not beyond step 8"));
+}
+
+TEST_CASE("extending a cosine run goes on from the rate it reached, without a jump, to the new end") {
+  Schedule old;
+  old.kind = Schedule::kCosine, old.base_lr = 1e-3f, old.warmup = 10, old.total = 100;
+  Schedule ext = old;
+  ext.total = 300, ext.from_step = 60, ext.from_lr = old.lr(60);
+  // (steps up to from_step were trained under the old schedule; the new one starts after it)
+  CHECK(ext.lr(61) == doctest::Approx(old.lr(60)).epsilon(1e-3));      // no jump after it
+  CHECK(ext.lr(61) < ext.from_lr);
+  CHECK(ext.lr(300) == doctest::Approx(0.0f).epsilon(1e-7));           // the end of the new schedule
+  for (int64_t s = 61; s < 300; ++s) CHECK(ext.lr(s + 1) <= ext.lr(s));  // and down all the way
+  // recomputing the cosine for the new total instead would jump up
+  Schedule naive = old;
+  naive.total = 300;
+  CHECK(naive.lr(61) > 1.5 * old.lr(60));
+  // saved in the run's configuration, so a second resume keeps it
+  TrainConfig t;
+  t.schedule_from = 60, t.schedule_from_lr = 4e-4f;
+  TrainConfig back = TrainConfig::from_map(t.to_map());
+  CHECK(back.schedule_from == 60);
+  CHECK(back.schedule_from_lr == 4e-4f);
+}
+
+TEST_CASE("help: --version names the commit; misspelt commands, flags, models and tasks get a guess") {
+  std::string msg;
+  CHECK(run("--version", &msg) == 0);
+  CHECK(contains(msg, "attnzoo 0.1 (git "));
+  CHECK(run("trian", &msg) == 2);
+  CHECK(contains(msg, "unknown command 'trian' (did you mean train?)"));
+  CHECK(run("train --stpes 3", &msg) == 2);
+  CHECK(contains(msg, "unknown flag --stpes (did you mean --steps?)"));
+  CHECK(run("train --model loacl", &msg) == 2);
+  CHECK(contains(msg, "unknown model 'loacl' (did you mean local?)"));
+  CHECK(run("train --task listop", &msg) == 2);
+  CHECK(contains(msg, "unknown task 'listop' (did you mean listops?)"));
+  CHECK(run("train --model full --window 8", &msg) == 2);
+  CHECK(contains(msg, "model 'full' has no setting --window (local, longformer, routing, strided have it)"));
+  CHECK(run("train --help", &msg) == 0);
+  for (const char* s : {"--dim N", "(default 64)", "--quiet", "--force", "--lr 0.001", "retrieval:", "--style lra|cut"})
+    CHECK_MESSAGE(contains(msg, s), s);
+  CHECK(did_you_mean("zzzz", {"train", "eval"}).empty());  // nothing close: no guess
+}
