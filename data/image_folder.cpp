@@ -121,14 +121,7 @@ Dataset load_classes_impl(const std::string& dir, int channels, int image_size,
       int w = 0, h = 0;
       std::vector<uint8_t> px = read_image(path, channels, &w, &h);
       if (image_size > 0) {
-        if (w != image_size || h != image_size) {
-          std::vector<uint8_t> out(size_t(image_size) * image_size * channels);
-          if (!stbir_resize_uint8(px.data(), w, h, 0, out.data(), image_size, image_size, 0, channels)) {
-            throw DataError(std::string(who) + ": " + path + ": resize from " + std::to_string(w) + "x" +
-                            std::to_string(h) + " failed, expected stb_image_resize to succeed");
-          }
-          px.swap(out);
-        }
+        if (w != image_size || h != image_size) px = resize_image(px, w, h, channels, image_size, path);
         w = h = image_size;
       } else if (ref.path.empty()) {
         ref = SizeRef{w, h, path};
@@ -262,6 +255,15 @@ void carve_split(Dataset& from, Dataset& to, size_t n, uint64_t seed) {
     if (!from.targets.empty()) d.targets.push_back(std::move(from.targets[i]));  // per-position tasks
   }
   from = std::move(keep);
+}
+
+std::vector<uint8_t> resize_image(const std::vector<uint8_t>& px, int w, int h, int channels, int side,
+                                  const std::string& path) {
+  std::vector<uint8_t> out(size_t(side) * side * channels);
+  if (!stbir_resize_uint8(px.data(), w, h, 0, out.data(), side, side, 0, channels))
+    throw DataError("image: " + path + ": resize from " + std::to_string(w) + "x" + std::to_string(h) +
+                    " failed, expected stb_image_resize to succeed");
+  return out;
 }
 
 std::vector<uint8_t> read_image(const std::string& path, int channels, int* width, int* height) {

@@ -19,6 +19,10 @@ void carve_split(Dataset& from, Dataset& to, size_t n, uint64_t seed);
 // stb's failure reason.
 std::vector<uint8_t> read_image(const std::string& path, int channels, int* width, int* height);
 
+// Resizes pixels (h rows of w * channels bytes) to side x side with stb_image_resize.
+std::vector<uint8_t> resize_image(const std::vector<uint8_t>& px, int w, int h, int channels, int side,
+                                  const std::string& path);
+
 // Loads dir/<class>/<image> into one Dataset.
 //  - class folders: the sub-directories of dir, sorted by name (byte order);
 //    names starting with '.' are skipped;

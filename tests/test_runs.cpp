@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "autograd/tensor.h"
 #include "nn/optim.h"
+#include "data/image_folder.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "tests/util.h"
@@ -152,4 +154,44 @@ TEST_CASE("help: --version names the commit; misspelt commands, flags, models an
   for (const char* s : {"--dim N", "(default 64)", "--quiet", "--force", "--lr 0.001", "retrieval:", "--style lra|cut"})
     CHECK_MESSAGE(contains(msg, s), s);
   CHECK(did_you_mean("zzzz", {"train", "eval"}).empty());  // nothing close: no guess
+}
+
+TEST_CASE("predict: top classes with names and probabilities for new inputs of each kind; bad inputs refused") {
+  TempDir dir("az_runs_predict");
+  std::string msg;
+  REQUIRE(run("train --steps 20 --eval-every 20" + std::string(kTiny) + " --out " + dir / "lo", &msg) == 0);
+  CHECK(run("predict --ckpt " + dir / "lo/best.ckpt --top 10 --json '[MAX 2 9 [MIN 4 7 ] 0 ]' '[SM 3 5 ]'", &msg) == 0);
+  std::istringstream lines(msg);
+  int objects = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("{\"input\"", 0) != 0) continue;
+    ++objects;
+    double total = 0;
+    for (size_t at = line.find("\"p\":"); at != std::string::npos; at = line.find("\"p\":", at + 1))
+      total += std::stod(line.substr(at + 4));
+    CHECK(total == doctest::Approx(1.0).epsilon(1e-6));  // all ten classes listed
+    for (int c = 0; c < 10; ++c) CHECK(contains(line, "{\"class\":\"" + std::to_string(c) + "\""));
+  }
+  CHECK(objects == 2);
+  CHECK(run("predict --ckpt " + dir / "lo/best.ckpt '[MAX 2 x ]'", &msg) == 2);
+  CHECK(contains(msg, "unknown token 'x'"));
+  CHECK(run("predict --ckpt " + dir / "lo/best.ckpt", &msg) == 2);  // stdin is empty here
+  CHECK(contains(msg, "no inputs"));
+
+  // an image folder: class names come from the folders, a wrong-size image is refused
+  for (const char* cls : {"circle", "square"})
+    for (int i = 0; i < 6; ++i) {
+      fs::create_directories(dir / ("img/" + std::string(cls)));
+      std::vector<uint8_t> px(16, uint8_t(cls[0] == 'c' ? 20 * i : 255 - 20 * i));
+      write_png(dir / ("img/" + std::string(cls) + "/" + std::to_string(i) + ".png"), px.data(), 4, 4, 1);
+    }
+  std::vector<uint8_t> big(25, 7);
+  write_png(dir / "big.png", big.data(), 5, 5, 1);
+  REQUIRE(run("train --task image-folder --data " + dir / "img" + " --steps 4 --eval-every 4" + std::string(kTiny) +
+                  " --out " + dir / "if",
+              &msg) == 0);
+  CHECK(run("predict --ckpt " + dir / "if/best.ckpt " + dir / "img/circle/0.png", &msg) == 0);
+  CHECK((contains(msg, ".png: circle 0.") || contains(msg, ".png: square 0.")));
+  CHECK(run("predict --ckpt " + dir / "if/best.ckpt " + dir / "big.png", &msg) == 2);
+  CHECK(contains(msg, "big.png is 5x5, the model reads 4x4 images"));
 }

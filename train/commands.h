@@ -23,4 +23,7 @@ int cmd_export(const std::vector<std::string>& args);
 // attnzoo import --in F.safetensors --out CKPT: the checkpoint back from an exported file.
 int cmd_import(const std::vector<std::string>& args);
 
+// attnzoo predict --ckpt CKPT INPUT ...: top classes for new inputs (train/predict.cpp).
+int cmd_predict(const std::vector<std::string>& args);
+
 }  // namespace az

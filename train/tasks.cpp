@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "data/image_folder.h"
 
@@ -182,6 +183,37 @@ void write_image_splits(const Splits& s, const std::string& dir) {
       std::snprintf(file, sizeof file, "/%05zu.png", i);
       write_png(folder + file, px.data(), d->width, d->height, d->channels);
     }
+}
+
+TaskData image_inputs(const std::vector<std::string>& paths, const TaskContext& c, int channels, int side, bool resize) {
+  Splits s;
+  Dataset& d = s.test;
+  d.vocab_size = 257, d.num_classes = 0, d.height = side, d.width = side, d.channels = channels;
+  for (auto& p : paths) {
+    int w = 0, h = 0;
+    std::vector<uint8_t> px = read_image(p, channels, &w, &h);
+    if (w != side || h != side) {
+      if (!resize)
+        fail("predict: " + p + " is " + std::to_string(w) + "x" + std::to_string(h) + ", the model reads " +
+             std::to_string(side) + "x" + std::to_string(side) + " images");
+      px = resize_image(px, w, h, channels, side, p);
+    }
+    std::vector<int32_t> tok(px.size());
+    for (size_t k = 0; k < px.size(); ++k) tok[k] = int32_t(px[k]) + 1;
+    d.seqs.push_back(std::move(tok)), d.labels.push_back(0);
+  }
+  s.train = s.test;  // image_task reads the view from train
+  TaskData t = image_task(std::move(s), c);
+  t.splits.train = Dataset{};
+  return t;
+}
+
+std::string read_file_or_text(const std::string& x) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(x, ec)) return x;
+  std::ifstream in(x, std::ios::binary);
+  if (!in) fail("predict: cannot read " + x);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // ---- loading --------------------------------------------------------------------------------

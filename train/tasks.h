@@ -93,6 +93,11 @@ struct TaskInfo {
   // The default --steps (2000 unless the task's examples are long).
   std::function<int64_t(const TaskContext&)> default_steps;
   TaskLra lra;
+  // `attnzoo predict`: the given inputs (file paths, expressions, text) as the
+  // test split, batched as the task batches (optional: without it, predict
+  // says the task takes no new inputs).  max_len is the model's --seq-len.
+  std::function<TaskData(const std::vector<std::string>& inputs, const TaskContext& c)> read_inputs;
+  std::string input_help;  // "image files", "ListOps expressions", ...
   // What a token id reads as, for pictures (optional; none for pixels).
   std::function<std::string(int32_t id)> token_name;
   // `attnzoo data NAME ...` (optional): generates or prepares the task's data.
@@ -117,12 +122,18 @@ int64_t default_steps(const TrainConfig& tc);
 // The image tasks' shared view (--input, --patch, --flip, --shift of image_view_options):
 // the splits as pixel tokens or patches, refusing a --seq-len shorter than an image.
 TaskData image_task(Splits s, const TaskContext& c);
+// predict's inputs for the image tasks: image files decoded as `channels`
+// channels, each side * side (resized when resize is set), pixel tokens value + 1.
+TaskData image_inputs(const std::vector<std::string>& paths, const TaskContext& c, int channels, int side, bool resize);
 
 // For the LRA harness's prepare hooks: n examples of d chosen by a seeded shuffle
 // (all of them when n is 0 or too large), and images written as
 // dir/SPLIT/LABEL/NNNNN.png, which load_image_folder reads back.
 Dataset lra_subset(Dataset d, int64_t n, uint64_t seed);
 void write_image_splits(const Splits& s, const std::string& dir);
+
+// predict's text inputs: the file's bytes when `x` names a regular file, else x itself.
+std::string read_file_or_text(const std::string& x);
 
 // Where generated and downloaded data is kept: $ATTNZOO_DATA or ./data_cache.
 std::string data_cache_dir();

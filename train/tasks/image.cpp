@@ -5,6 +5,7 @@
 // root/<class>/*.png|jpg|bmp (data/image_folder.h), grey or RGB, resized on request.
 #include "data/idx.h"
 #include "data/image_folder.h"
+#include <cmath>
 #include <cstdio>
 
 #include "train/cli.h"
@@ -25,6 +26,8 @@ TaskInfo fashion_mnist() {
     return image_task(load_fashion_mnist(c.data.empty() ? kFashionMnistDir : c.data, 5000, 1), c);
   };
   i.default_steps = steps_of;
+  i.input_help = "image files (any size: resized to 28x28 grey)";
+  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) { return image_inputs(in, c, 1, 28, true); };
   i.data_name = "fashion-mnist";
   i.data_help = "attnzoo data fashion-mnist [--dir DIR]                    checks the installed IDX files\n";
   i.data_command = [](const std::vector<std::string>& args) {
@@ -69,6 +72,13 @@ TaskInfo image_folder() {
     return image_task(load_image_folder(c.data, int(c.integer("channels")), int(c.integer("image-size")), 0.1, 0.1, 1), c);
   };
   i.default_steps = steps_of;
+  i.input_help = "image files (of the training images' size, or any size with --image-size)";
+  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+    int ch = int(c.integer("channels")), size = int(c.integer("image-size"));
+    int64_t per_side = c.str("input") == "patches" ? int64_t(std::lround(std::sqrt(double(c.seq_len)))) * c.integer("patch")
+                                                   : int64_t(std::lround(std::sqrt(double(c.seq_len) / ch)));
+    return image_inputs(in, c, ch, size > 0 ? size : int(per_side), size > 0);
+  };
   return i;
 }
 

@@ -65,6 +65,21 @@ TaskInfo info() {
   i.options = {text_option("preset", "", {"", "lra"}, "lra: LRA's sizes (500-2000 tokens, depth 10, arity 10, 96K/2K/2K)")};
   i.load = load;
   i.token_name = listops_token_name;
+  i.input_help = "ListOps expressions, e.g. '[MAX 2 9 [MIN 4 7 ] 0 ]'";
+  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+    TaskData t;
+    Dataset& d = t.splits.test;
+    d.vocab_size = kListOpsVocab;
+    for (auto& e : in) {
+      std::vector<int32_t> ids = listops_tokenize(e);
+      if (int64_t(ids.size()) > c.seq_len)
+        fail("predict: '" + e + "' has " + std::to_string(ids.size()) + " tokens, more than the model's " +
+             std::to_string(c.seq_len));
+      d.seqs.push_back(ids), d.labels.push_back(0);
+    }
+    t.max_len = c.seq_len;
+    return t;
+  };
   i.data_name = "listops";
   i.data_help = "attnzoo data listops --out DIR [--preset lra] [--seed S]   ListOps TSV files (train/val/test.tsv)\n";
   i.data_command = data_command;

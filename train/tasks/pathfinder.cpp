@@ -98,6 +98,12 @@ TaskInfo info() {
   for (auto& o : image_view_options()) i.options.push_back(o);
   i.load = load;
   i.default_steps = [](const TaskContext& c) -> int64_t { return c.str("input") == "pixels" ? 500 : 2000; };
+  i.input_help = "grey PNG images of the training images' size (32x32 for Pathfinder-32)";
+  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+    int64_t side = c.str("input") == "patches" ? int64_t(std::lround(std::sqrt(double(c.seq_len)))) * c.integer("patch")
+                                               : int64_t(std::lround(std::sqrt(double(c.seq_len))));
+    return image_inputs(in, c, 1, int(side), false);
+  };
   i.data_name = "pathfinder";
   i.data_help =
       "attnzoo data pathfinder --out DIR [--style lra|cut] [--layout folder|lra] [--n N] [--difficulty K] [--size S]\n"

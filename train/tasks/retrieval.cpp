@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "data/retrieval.h"
+#include "data/text.h"
 #include "train/cli.h"
 #include "train/tasks.h"
 
@@ -78,6 +79,23 @@ TaskInfo info() {
   i.load = load;
   i.head = "pair";
   i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // two ~1K-token documents an example
+  i.input_help = "pairs of text files (or texts): A1 B1 [A2 B2 ...]";
+  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+    if (in.size() % 2) fail("predict: retrieval takes pairs of documents (A1 B1 A2 B2 ...), got " + std::to_string(in.size()) + " inputs");
+    TaskData t;
+    Dataset& d = t.splits.test;
+    d.vocab_size = kByteVocab;
+    for (size_t k = 0; k < in.size(); k += 2) {
+      d.seqs.push_back(bytes_to_tokens(read_file_or_text(in[k])));
+      d.seqs2.push_back(bytes_to_tokens(read_file_or_text(in[k + 1])));
+      d.labels.push_back(0);
+    }
+    if (size_t cut = cut_pairs(d, size_t(c.seq_len)))
+      std::fprintf(stderr, "predict: %zu documents are longer than the model's %lld bytes and were cut to it\n", cut,
+                   (long long)c.seq_len);
+    t.max_len = c.seq_len;
+    return t;
+  };
   i.data_name = "retrieval";
   i.data_help = "attnzoo data retrieval --out PREFIX [--seed S]          man-page pairs as LRA's TSV files\n";
   i.data_command = data_command;

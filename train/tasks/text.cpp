@@ -78,6 +78,18 @@ TaskInfo info() {
     std::snprintf(b, sizeof b, "\\x%02x", c & 0xff);
     return std::string(b);
   };
+  i.input_help = "text files, or the text itself";
+  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+    TaskData t;
+    Dataset& d = t.splits.test;
+    d.vocab_size = kByteVocab;
+    for (auto& x : in) d.seqs.push_back(bytes_to_tokens(read_file_or_text(x))), d.labels.push_back(0);
+    if (size_t cut = cut_documents(d, size_t(c.seq_len)))
+      std::fprintf(stderr, "predict: %zu of %zu inputs are longer than the model's %lld bytes and were cut to it\n", cut,
+                   d.size(), (long long)c.seq_len);
+    t.max_len = c.seq_len;
+    return t;
+  };
   i.data_name = "text";
   i.data_help = "attnzoo data text --out DIR [--seed S] [--cache DIR]      Spam Assassin bodies, split, class folders\n";
   i.data_command = data_command;
