@@ -55,7 +55,7 @@ TEST_CASE("safetensors: a written file reads back bit for bit, with its metadata
     CHECK(st.tensors[i].name == ts[i].name);
     CHECK(st.tensors[i].shape == ts[i].shape);
     REQUIRE(st.tensors[i].data.size() == ts[i].data.size());
-    CHECK(std::memcmp(st.tensors[i].data.data(), ts[i].data.data(), 4 * ts[i].data.size()) == 0);
+    CHECK((ts[i].data.empty() || std::memcmp(st.tensors[i].data.data(), ts[i].data.data(), 4 * ts[i].data.size()) == 0));
   }
   TempDir dir("az_safetensors");
   save_safetensors(dir / "x.safetensors", ts, meta);
