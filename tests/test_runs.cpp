@@ -195,3 +195,15 @@ TEST_CASE("predict: top classes with names and probabilities for new inputs of e
   CHECK(run("predict --ckpt " + dir / "if/best.ckpt " + dir / "big.png", &msg) == 2);
   CHECK(contains(msg, "big.png is 5x5, the model reads 4x4 images"));
 }
+
+TEST_CASE("a run that diverges before its first checkpoint says none was saved; ranges print in full") {
+  TempDir dir("az_runs_diverge");
+  std::string msg;
+  CHECK(run("train --lr 1e9 --steps 50 --eval-every 50" + std::string(kTiny) + " --out " + dir / "r", &msg) == 2);
+  CHECK(contains(msg, "training diverged at step"));
+  CHECK(contains(msg, "no checkpoint was saved yet"));
+  CHECK(!contains(msg, "the last good checkpoint is kept"));
+  CHECK(run("models", &msg) == 0);
+  CHECK(contains(msg, "--window 64 (1..1048576)"));
+  CHECK(!contains(msg, "e+06"));
+}
