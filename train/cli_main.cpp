@@ -211,11 +211,7 @@ int cmd_train(const std::vector<std::string>& args) {
   ro.protect_run_dir = true;
   ro.force = f.on("force");
   Anomaly::enabled = f.on("detect-anomaly");
-  if (!ro.resume.empty())  // the run's configuration is the checkpoint's: a changed flag would be ignored
-    for (auto& [name, value] : f.values())
-      if (name != "resume" && name != "steps" && name != "stop-after")
-        fail("--" + name + " cannot change on --resume: the run's configuration comes from the checkpoint (only --steps "
-             "and --stop-after may be given)");
+  for (auto& [name, value] : f.values()) ro.given[name] = value;  // --resume refuses those it would ignore
   if (!ro.resume.empty() && !f.has("steps")) tc.steps = 0;  // keep the checkpoint's
   if (ro.resume.empty() && !f.has("steps")) tc.steps = default_steps(tc);
   ModelConfig mc = model_from_flags(f, ModelConfig());

@@ -153,6 +153,11 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     ck = load_checkpoint_everywhere(ro_.resume);
     int64_t steps = tc_.steps;
     tc_ = TrainConfig::from_map(ck.train_config);
+    for (auto& [name, value] : ro_.given) {
+      if (name == "resume" || name == "steps" || name == "stop-after" || (name == "out" && value == tc_.out)) continue;
+      fail("--" + name + " cannot change on --resume: the run's configuration comes from " + ro_.resume +
+           " (only --steps and --stop-after may be given" + (name == "out" ? "; its directory is " + tc_.out : "") + ")");
+    }
     if (steps > tc_.steps && tc_.schedule == "cosine" && ck.step > 0) {  // extended: the rate goes on from where it was
       Schedule old;
       old.kind = Schedule::kCosine, old.base_lr = tc_.lr, old.warmup = tc_.warmup, old.total = tc_.steps;

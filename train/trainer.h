@@ -14,6 +14,7 @@
 #include <signal.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -49,6 +50,9 @@ struct RunOptions {
   // The command line's run-directory rule: a fresh run refuses a directory that
   // already holds one (naming --resume and --force); force replaces it.
   bool protect_run_dir = false, force = false;
+  // The flags given on the command line: --resume refuses any it would ignore
+  // (the configuration is the checkpoint's) once the checkpoint has loaded.
+  std::map<std::string, std::string> given;
 };
 
 struct RunResult {
