@@ -350,3 +350,33 @@ TEST_CASE("through the registry, runs compute what a hand-written loop computes,
     }
   }
 }
+
+TEST_CASE("the batcher pads a pair's second sequences to their own length with their own mask; targets align") {
+  Dataset d;
+  d.vocab_size = 6, d.num_classes = 2;
+  d.seqs = {{1, 2, 3}, {4, 5}};
+  d.seqs2 = {{5, 4}, {3, 2, 1, 5}};
+  d.labels = {0, 1};
+  BatchOptions o;
+  o.batch = 2, o.max_len = 8;
+  Batch b = make_batch(d, {0, 1}, o);
+  CHECK(b.N == 3);
+  CHECK(b.N2 == 4);
+  CHECK(b.tokens2 == std::vector<int32_t>{5, 4, 0, 0, 3, 2, 1, 5});
+  CHECK(b.pad_mask2 == std::vector<float>{0, 0, 1, 1, 0, 0, 0, 0});
+  o.max_len = 3;  // cut to max_len like the first sequences
+  Batch c = make_batch(d, {1}, o);
+  CHECK(c.N2 == 3);
+  CHECK(c.tokens2 == std::vector<int32_t>{3, 2, 1});
+  // per-position targets: aligned with the tokens, kIgnoreTarget at padding
+  Dataset t;
+  t.vocab_size = 6, t.num_classes = 3;
+  t.seqs = {{1, 2, 3}, {4}};
+  t.targets = {{2, 1, 0}, {1}};
+  t.labels = {0, 0};
+  o.max_len = 8;
+  Batch e = make_batch(t, {0, 1}, o);
+  CHECK(e.targets == std::vector<int32_t>{2, 1, 0, 1, kIgnoreTarget, kIgnoreTarget});
+  t.targets[1] = {1, 2};  // more targets than tokens
+  CHECK(contains(error_of([&] { make_batch(t, {1}, o); }), "has 1 tokens but 2 targets"));
+}
