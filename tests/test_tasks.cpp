@@ -4,6 +4,7 @@
 // task; the bad inputs of the registry issue get one-line errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,7 +147,10 @@ TEST_CASE("the pair head: gradients checked, padding of either sequence ignored,
   global_rng().seed_with(3);
   SequenceClassifier model(small_model("pair"));
   std::vector<Tensor> params = condition(model);
-  for (auto& p : model.named_parameters()) CHECK(p.name.find("embed") == p.name.rfind("embed"));
+  int tables = 0, blocks = 0;  // one encoder for both documents: one token table, one stack of blocks
+  for (auto& p : model.named_parameters()) tables += p.name.rfind("embed.", 0) == 0, blocks += p.name.rfind("blocks.0.ln1.", 0) == 0;
+  CHECK(tables == 1);
+  CHECK(blocks == 2);  // gamma and beta
   Batch b = pair_batch();
   GradcheckResult g = gradcheck([&](auto&) { return model.forward(b); }, params, 1e-2, 3e-3, 3e-2);
   INFO(g.worst);
@@ -187,9 +191,16 @@ TEST_CASE("the token head: gradients checked, padding and untargeted positions i
   Batch c = b;
   c.tokens[9] = 5, c.targets[9] = kIgnoreTarget;
   CHECK(loss_of(model.forward(b), b).item() == doctest::Approx(loss_of(model.forward(c), c).item()).epsilon(1e-6));
-  auto [right, counted] = correct_of(model.forward(b), b);
-  CHECK(counted == 7);
-  CHECK(right >= 0);
+  Tensor l = model.forward(b);
+  auto [right, counted] = correct_of(l, b);
+  CHECK(counted == 7);  // the three untargeted positions are not counted
+  int64_t expect = 0;   // the arg-max at each targeted position, by hand
+  for (int64_t i = 0; i < 10; ++i) {
+    if (b.targets[size_t(i)] == kIgnoreTarget) continue;
+    const float* row = l.data() + i * 3;
+    expect += int64_t(std::max_element(row, row + 3) - row) == b.targets[size_t(i)];
+  }
+  CHECK(right == expect);
 }
 
 TEST_CASE("the pair and token heads each learn a tiny task") {
