@@ -196,6 +196,7 @@ TaskData image_inputs(const std::vector<std::string>& paths, const TaskContext& 
       if (!resize)
         fail("predict: " + p + " is " + std::to_string(w) + "x" + std::to_string(h) + ", the model reads " +
              std::to_string(side) + "x" + std::to_string(side) + " images");
+      std::fprintf(stderr, "predict: %s resized from %dx%d to the model's %dx%d\n", p.c_str(), w, h, side, side);
       px = resize_image(px, w, h, channels, side, p);
     }
     std::vector<int32_t> tok(px.size());
