@@ -298,3 +298,65 @@ TEST_CASE("plot draws a run's curves as SVG and PNG, and names a missing run") {
   CHECK(out.find("--run DIR is required") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("seed statistics: mean, sample standard deviation, binomial error, Welch's test") {
+  SeedStats a = seed_stats({30, 32, 34}, 2000);
+  CHECK(a.n() == 3);
+  CHECK(a.mean == doctest::Approx(32));
+  CHECK(a.std == doctest::Approx(2));  // sample (n - 1) deviation
+  CHECK(a.se_test == doctest::Approx(100 * std::sqrt(0.32 * 0.68 / 2000)));
+  CHECK(seed_stats({50}, 0).std == 0);
+  CHECK(seed_stats({50}, 0).se_test == 0);
+  // 10 points apart with a spread of 1-2: beyond the seeds; 1 point apart: within them
+  CHECK(differs_beyond_seeds(seed_stats({40, 41, 42}, 0), seed_stats({30, 32, 34}, 0)));
+  CHECK(!differs_beyond_seeds(seed_stats({33, 31, 35}, 0), seed_stats({30, 32, 34}, 0)));
+  // five runs against five without spread: 4 degrees of freedom, critical t 2.78 (not the normal 1.96)
+  auto around = [](double m) { return seed_stats({m - 0.5, m + 0.5, m - 0.5, m + 0.5, m}, 0); };  // std 0.5
+  SeedStats zero5 = seed_stats({0, 0, 0, 0, 0}, 0);
+  CHECK(!differs_beyond_seeds(around(0.559), zero5));  // t = 2.5
+  CHECK(differs_beyond_seeds(around(0.7), zero5));     // t = 3.1
+  SeedStats x = seed_stats({1, 3}, 0), y = seed_stats({0, 0}, 0);  // t = 2 / 1 = 2 with 1 df: not beyond 12.7
+  CHECK(!differs_beyond_seeds(x, y));
+  CHECK(differs_beyond_seeds(seed_stats({21, 23}, 0), y));  // t = 22: beyond
+  CHECK(!differs_beyond_seeds(seed_stats({40}, 0), y));     // one seed: no claim
+  CHECK(differs_beyond_seeds(seed_stats({1, 1}, 0), y));    // no spread at all: any difference
+  CHECK(!differs_beyond_seeds(seed_stats({0, 0}, 0), y));
+  CHECK(lra_train_id("listops", "full", 1) == "listops-full");
+  CHECK(lra_train_id("listops", "full", 3) == "listops-full-s3");
+}
+
+TEST_CASE("--seeds 2 trains every cell twice and the report shows mean +- std, the differences and error bars") {
+  std::string dir = temp_dir(), out;
+  std::string cmd = "lra --preset tiny --models full,local --tasks listops --threads 1 --seeds 2 --out " + dir;
+  REQUIRE_MESSAGE(run_cli(cmd, &out) == 0, out);
+  CHECK(out.find("x 2 seeds + bench: 10 cells, 0 already done, 10 to run") != std::string::npos);
+  auto rows = read_jsonl(dir + "/results.jsonl");
+  REQUIRE(rows.size() == 4);
+  std::map<std::string, std::string> seed_of;
+  for (auto& r : rows) {
+    seed_of[json_text(r, "id")] = json_text(r, "seed");
+    CHECK(json_number(r, "test_examples", 0) == 16);
+    CHECK(json_text(r, "key").find("--seed " + json_text(r, "seed")) != std::string::npos);
+  }
+  CHECK(seed_of == std::map<std::string, std::string>{{"listops-full", "1"}, {"listops-local", "1"},
+                                                       {"listops-full-s2", "2"}, {"listops-local-s2", "2"}});
+  // the report's cells are the mean and the sample deviation of the two records
+  std::string md = slurp(dir + "/results.md");
+  double a = 100 * json_number(rows[0], "test_acc", 0), b = 100 * json_number(rows[2], "test_acc", 0);
+  REQUIRE(json_text(rows[0], "id") == "listops-full");
+  REQUIRE(json_text(rows[2], "id") == "listops-full-s2");
+  char want[64];
+  std::snprintf(want, sizeof want, "| **full** | dense | %.1f ± %.1f |", (a + b) / 2, std::fabs(a - b) / std::sqrt(2.0));
+  CHECK_MESSAGE(md.find(want) != std::string::npos, want, "\n", md);
+  for (const char* s : {"## Difference from full attention (points)", "| local |", "test-set standard error (binomial)",
+                        "(n=16)", "error bars: ± one standard deviation", "CPU-min |"})
+    CHECK_MESSAGE(md.find(s) != std::string::npos, s);
+  CHECK(slurp(dir + "/chart.gp").find("with yerrorbars") != std::string::npos);
+  CHECK(slurp(dir + "/chart.png").substr(0, 8) == "\x89PNG\r\n\x1a\n");
+  // one seed more: only the new seed's cells run; a missing seed is shown as such
+  REQUIRE_MESSAGE(run_cli("lra --preset tiny --models full,local --tasks listops --threads 1 --seeds 3 --no-bench --out " + dir, &out) == 0, out);
+  CHECK(out.find("6 cells, 4 already done, 2 to run") != std::string::npos);
+  CHECK(run_cli("lra --preset tiny --seeds 0 --out " + dir, &out) == 2);
+  CHECK(out.find("--seeds must be in 1..20") != std::string::npos);
+  fs::remove_all(dir);
+}

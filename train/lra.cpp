@@ -57,13 +57,16 @@ const std::vector<LraPreset>& lra_presets() {
        "the README's table: full attention beats chance on ListOps, Text, Image; Pathfinder stays at chance (about 3 hours on 2 cores)",
        // LRA measured on byte-level text, batch 32, on a TPU; batch 2, 2 layers here
        {{1024, 2048, 4096}, 2, 64, 4, 2, 128, 3, 1},
-       3 * 3600},
-      {"full", "LRA's sequence lengths with a CPU-day budget (about 24 hours on 2 cores)",
+       3 * 3600,
+       3},  // three seeds: the spread tells which differences are real
+      {"full", "LRA's sequence lengths with a CPU-day budget per seed (two seeds: about two days on 2 cores)",
        {{1024, 2048, 4096}, 2, 128, 4, 2, 256, 3, 1},
-       12 * 3600},
+       12 * 3600,
+       2},
       {"tiny", "for the tests: a handful of steps on a few dozen examples (seconds)",
        {{64, 128, 256}, 1, 8, 2, 1, 16, 1, 0},
        120,
+       1,
        true},
   };
   return presets;
@@ -165,9 +168,10 @@ std::string g(double v) {
 int64_t scaled(int64_t v, double scale) { return std::max<int64_t>(1, int64_t(std::llround(double(v) * scale))); }
 
 LraCell train_cell(const LraTask& t, const LraData& d, const std::string& model, const std::vector<std::string>& extra,
-                   double scale, const std::string& data_desc) {
+                   double scale, const std::string& data_desc, int seed) {
   LraCell c;
-  c.kind = "train", c.task = t.name, c.model = model, c.seq_len = t.data.seq_len, c.id = t.name + "-" + model;
+  c.kind = "train", c.task = t.name, c.model = model, c.seq_len = t.data.seq_len, c.seed = seed;
+  c.id = lra_train_id(t.name, model, seed);
   int64_t steps = scaled(t.steps, scale), eval = std::min(steps, scaled(t.eval_every, scale));
   std::vector<std::string> task_args = task_info(t.name).lra.train_args(d, "data/" + t.name);
   c.args = {"train"};
@@ -183,7 +187,7 @@ LraCell train_cell(const LraTask& t, const LraData& d, const std::string& model,
   std::vector<std::string> rest = {"--model", model, "--seq-len", s(t.data.seq_len), "--dim", s(t.dim), "--heads", s(t.heads),
                                    "--layers", s(t.layers), "--ffn", s(t.ffn), "--steps", s(steps), "--batch", s(t.batch),
                                    "--lr", g(t.lr), "--warmup", s(scaled(t.warmup, scale)), "--schedule", "cosine",
-                                   "--eval-every", s(eval), "--log-every", s(log), "--seed", "1"};
+                                   "--eval-every", s(eval), "--log-every", s(log), "--seed", s(seed)};
   c.args.insert(c.args.end(), rest.begin(), rest.end());
   c.args.insert(c.args.end(), extra.begin(), extra.end());
   c.key = join(c.args, " ") + " | " + data_desc;
@@ -333,7 +337,7 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
   };
   std::string family = attention_info(c.model).family;
   js << "{\"id\": " << json_quote(c.id) << ", \"kind\": " << json_quote(c.kind) << ", \"task\": " << json_quote(c.task)
-     << ", \"model\": " << json_quote(c.model) << ", \"family\": " << json_quote(family) << ", \"seq_len\": " << c.seq_len
+     << ", \"model\": " << json_quote(c.model) << (c.kind == "train" ? ", \"seed\": " + s(c.seed) : std::string()) << ", \"family\": " << json_quote(family) << ", \"seq_len\": " << c.seq_len
      << ", \"wall_seconds\": " << f(r.seconds, 1) << ", \"cpu_seconds\": " << f(r.cpu_seconds, 1)
      << ", \"child_peak_rss_mb\": " << f(r.peak_rss_mb, 1);
   std::string error;
@@ -360,7 +364,8 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
       double sps = double(c.steps) / step_time;
       js << ", \"status\": \"ok\", \"test_acc\": " << json_text(fin, "test_acc")
          << ", \"best_val_acc\": " << json_text(fin, "best_val_acc") << ", \"best_step\": " << json_text(fin, "best_step")
-         << ", \"majority_rate\": " << json_text(fin, "majority_rate") << ", \"steps\": " << c.steps
+         << ", \"majority_rate\": " << json_text(fin, "majority_rate") << ", \"test_examples\": " << int64_t(json_number(fin, "test_examples", 0))
+         << ", \"steps\": " << c.steps
          << ", \"train_seconds\": " << f(secs, 1) << ", \"eval_seconds\": " << f(eval_time, 1)
          << ", \"steps_per_s\": " << f(sps) << ", \"peak_rss_mb\": " << f(r.peak_rss_mb, 1)
          << ", \"params\": " << parameters_from(o.stderr_path);
@@ -403,7 +408,10 @@ const char* kLraHelp =
     "           mini    the README's numbers: about 3 hours\n"
     "           full    LRA's lengths with a CPU-day budget\n"
     "  --models a,b,... models to run (default: every model but flash)\n"
-    "  --tasks a,b,...  of listops, text, image, pathfinder (default: all)\n"
+    "  --tasks a,b,...  of listops, text, retrieval, image, pathfinder (default: all)\n"
+    "  --seeds K        train every (task, model) K times, seeds 1..K: results.md gives mean +- std\n"
+    "                   and says which differences from full attention exceed the seed spread\n"
+    "                   (default: the preset's; mini 3, the others 1)\n"
     "  --out DIR        where data, cells, results.jsonl, bench.jsonl and the report go (default runs/lra-PRESET)\n"
     "  --model-args 'M=--flag v ...;M2=...'   a model's own settings, e.g. 'local=--window 32;bigbird=--block 32'\n"
     "  --steps-scale X  multiply every training budget (steps, warm-up, evaluation interval) by X\n"
@@ -423,7 +431,7 @@ int cmd_lra(const std::vector<std::string>& args) {
     if (a == "--help" || a == "-h") return std::printf("%s", kLraHelp), 0;
   Flags f("lra", args,
           {"preset", "models", "tasks", "out", "model-args", "steps-scale", "threads", "cell-timeout", "text-data",
-           "prepare", "npm-cache"},
+           "prepare", "npm-cache", "seeds"},
           {"no-bench", "retry-failed", "report-only", "dry-run"});
   if (!f.has("preset")) fail("lra: --preset is required (quick, mini or full)");
   const LraPreset& preset = lra_preset(f.str("preset", ""));
@@ -478,6 +486,8 @@ int cmd_lra(const std::vector<std::string>& args) {
   const char* omp = std::getenv("OMP_NUM_THREADS");
   sw.threads = std::to_string(f.integer("threads", omp && std::atoi(omp) > 0 ? std::atoi(omp) : 2));
   if (std::stoi(sw.threads) < 1 || std::stoi(sw.threads) > 256) fail("lra: --threads must be in 1..256");
+  sw.seeds = int(f.integer("seeds", preset.seeds));
+  if (sw.seeds < 1 || sw.seeds > 20) fail("lra: --seeds must be in 1..20, got " + f.str("seeds", ""));
   double timeout = f.number("cell-timeout", preset.cell_timeout_s);
   if (!(timeout > 0)) fail("lra: --cell-timeout must be positive");
   bool bench = !f.on("no-bench");
@@ -489,7 +499,9 @@ int cmd_lra(const std::vector<std::string>& args) {
     LraData d = data_of(t, text_source, text_label, "");
     data_desc[t.name] = task_info(t.name).lra.describe(d);
     sw.data_notes.push_back(t.name + ": " + data_desc[t.name]);
-    for (auto& m : sw.models) sw.cells.push_back(train_cell(t, d, m, extra[m], scale, data_desc[t.name]));
+    // seed by seed: a sweep cut short has every model at seed 1 before any at seed 2
+    for (int seed = 1; seed <= sw.seeds; ++seed)
+      for (auto& m : sw.models) sw.cells.push_back(train_cell(t, d, m, extra[m], scale, data_desc[t.name], seed));
   }
   if (bench)
     for (auto& m : sw.models)
@@ -516,8 +528,9 @@ int cmd_lra(const std::vector<std::string>& args) {
       bool finished = it != done.end() && (json_text(it->second, "status") == "ok" || !f.on("retry-failed"));
       if (!finished) todo.push_back(&c);
     }
-    std::fprintf(stderr, "lra: preset %s, %zu models x %zu tasks%s: %zu cells, %zu already done, %zu to run in %s\n",
-                 preset.name.c_str(), sw.models.size(), sw.tasks.size(), bench ? " + bench" : "", sw.cells.size(),
+    std::fprintf(stderr, "lra: preset %s, %zu models x %zu tasks%s%s: %zu cells, %zu already done, %zu to run in %s\n",
+                 preset.name.c_str(), sw.models.size(), sw.tasks.size(),
+                 sw.seeds > 1 ? (" x " + s(sw.seeds) + " seeds").c_str() : "", bench ? " + bench" : "", sw.cells.size(),
                  sw.cells.size() - todo.size(), todo.size(), dir.c_str());
     // data: prepared once, by a child, for the tasks that still have cells to run
     std::set<std::string> bad_tasks;

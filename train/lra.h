@@ -42,6 +42,7 @@ struct LraPreset {
   std::string name, purpose;
   LraBench bench;
   double cell_timeout_s;  // a cell running longer is stopped and recorded as failed
+  int seeds = 1;          // training runs per (task, model), seeds 1..K (--seeds overrides)
   bool hidden = false;    // not listed in --help (the tests' preset)
 };
 
@@ -59,7 +60,8 @@ struct LraCell {
   std::string task;   // train: the task; bench: ""
   std::string model;
   int64_t seq_len = 0;
-  std::string id;     // "listops-full" | "bench-4096-full": the folder under cells/
+  int seed = 1;       // train: --seed of the run (seed 1's id has no suffix, so older records stay valid)
+  std::string id;     // "listops-full" | "listops-full-s2" | "bench-4096-full": the folder under cells/
   std::vector<std::string> args;
   std::string key;
   int64_t steps = 0;  // train: steps, for the progress line
@@ -82,9 +84,26 @@ struct LraSweep {
   const LraPreset* preset = nullptr;
   double steps_scale = 1;
   std::vector<std::string> models, tasks;
+  int seeds = 1;
   std::vector<LraCell> cells;
   std::vector<std::string> data_notes;  // one line per task: what data it read
 };
+
+// The id of a training cell: "TASK-MODEL" for seed 1, "TASK-MODEL-sK" for seed K.
+std::string lra_train_id(const std::string& task, const std::string& model, int seed);
+
+// The test accuracies (%) of one (task, model) over its seeds, and what they say.
+struct SeedStats {
+  std::vector<double> values;  // one per seed with a finished record
+  double mean = 0, std = 0;    // std: sample standard deviation (n - 1), 0 for one value
+  double se_test = 0;          // binomial standard error of one run's accuracy on the test set, %
+  double cpu_minutes = 0;      // mean CPU time of one cell
+  size_t n() const { return values.size(); }
+};
+SeedStats seed_stats(const std::vector<double>& acc_percent, int64_t test_examples);
+// Welch's t-test at the 5% level (two-sided): does a's mean differ from b's by more
+// than their seed spread explains?  False when either has fewer than 2 values.
+bool differs_beyond_seeds(const SeedStats& a, const SeedStats& b);
 
 // The latest record of each planned cell whose key matches, by cell id.
 std::map<std::string, JsonObject> lra_records(const LraSweep& s);
@@ -92,7 +111,7 @@ std::map<std::string, JsonObject> lra_records(const LraSweep& s);
 // problem met while drawing ("" if none): the tables never depend on gnuplot.
 std::string write_lra_report(const LraSweep& s, bool charts);
 
-// attnzoo lra --preset quick|mini|full [--models a,b] [--tasks a,b] --out DIR ...
+// attnzoo lra --preset quick|mini|full [--models a,b] [--tasks a,b] [--seeds K] --out DIR ...
 int cmd_lra(const std::vector<std::string>& args);
 
 }  // namespace az

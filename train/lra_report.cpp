@@ -47,6 +47,51 @@ double lra_published_accuracy(const LraPublished& p, const std::string& task) {
   return it == p.accuracy.end() ? -1 : it->second;
 }
 
+std::string lra_train_id(const std::string& task, const std::string& model, int seed) {
+  return task + "-" + model + (seed > 1 ? "-s" + std::to_string(seed) : "");
+}
+
+SeedStats seed_stats(const std::vector<double>& v, int64_t test_examples) {
+  SeedStats st;
+  st.values = v;
+  if (v.empty()) return st;
+  for (double x : v) st.mean += x;
+  st.mean /= double(v.size());
+  if (v.size() > 1) {
+    double ss = 0;
+    for (double x : v) ss += (x - st.mean) * (x - st.mean);
+    st.std = std::sqrt(ss / double(v.size() - 1));
+  }
+  if (test_examples > 0) {
+    double p = st.mean / 100;
+    st.se_test = 100 * std::sqrt(std::max(0.0, p * (1 - p)) / double(test_examples));
+  }
+  return st;
+}
+
+namespace {
+// Two-sided 5% critical values of Student's t, by degrees of freedom (rounded down:
+// the conservative side).
+double t_critical_95(double df) {
+  static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                             2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                             2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (!(df >= 1)) return t[0];
+  if (df < 31) return t[int(df) - 1];
+  return df < 41 ? 2.021 : df < 61 ? 2.000 : df < 121 ? 1.980 : 1.960;
+}
+}  // namespace
+
+bool differs_beyond_seeds(const SeedStats& a, const SeedStats& b) {
+  if (a.n() < 2 || b.n() < 2) return false;
+  double va = a.std * a.std / double(a.n()), vb = b.std * b.std / double(b.n());
+  double d = std::fabs(a.mean - b.mean), se = std::sqrt(va + vb);
+  if (se == 0) return d > 1e-9;  // no spread on either side: any difference is one
+  // Welch-Satterthwaite degrees of freedom
+  double df = (va + vb) * (va + vb) / (va * va / double(a.n() - 1) + vb * vb / double(b.n() - 1));
+  return d / se > t_critical_95(df);
+}
+
 std::map<std::string, JsonObject> lra_records(const LraSweep& s) {
   std::map<std::string, std::string> key_of;
   for (auto& c : s.cells) key_of[c.id] = c.key;
@@ -116,12 +161,47 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   auto full_it = std::find(order.begin(), order.end(), "full");
   if (full_it != order.end()) order.erase(full_it), order.insert(order.begin(), "full");
 
-  // accuracy per (model, task) and the averages
-  std::map<std::string, double> average;
+  // accuracy per (model, task) over its seeds, and the averages
+  std::map<std::pair<std::string, std::string>, SeedStats> acc;  // (task, model)
+  std::map<std::pair<std::string, std::string>, bool> failed;
   std::map<std::string, double> chance;
+  std::map<std::string, int64_t> test_size;
   for (auto& t : s.tasks)
-    for (auto& m : order)
-      if (auto* r = ok(t + "-" + m)) chance[t] = 100 * json_number(*r, "majority_rate", 0);
+    for (auto& m : order) {
+      std::vector<double> v;
+      double cpu = 0;
+      for (int seed = 1; seed <= s.seeds; ++seed) {
+        std::string id = lra_train_id(t, m, seed);
+        if (auto* r = ok(id)) {
+          v.push_back(100 * json_number(*r, "test_acc", 0));
+          cpu += json_number(*r, "cpu_seconds", 0);
+          chance[t] = 100 * json_number(*r, "majority_rate", 0);
+          if (int64_t n = int64_t(json_number(*r, "test_examples", 0))) test_size[t] = n;
+        } else if (rec.count(id)) {
+          failed[{t, m}] = true;
+        }
+      }
+      if (v.empty()) continue;
+      SeedStats st = seed_stats(v, test_size.count(t) ? test_size[t] : 0);
+      st.cpu_minutes = cpu / 60 / double(v.size());
+      acc[{t, m}] = st;
+    }
+  // the average over tasks: mean of the task means; its spread is that of one seed's
+  // average, sqrt(sum of the task variances) / T (the tasks' runs are independent)
+  std::map<std::string, double> average, average_std;
+  for (auto& m : order) {
+    double sum = 0, var = 0;
+    size_t n = 0;
+    for (auto& t : s.tasks)
+      if (auto it = acc.find({t, m}); it != acc.end()) sum += it->second.mean, var += it->second.std * it->second.std, ++n;
+    if (n == s.tasks.size() && n > 0) average[m] = sum / double(n), average_std[m] = std::sqrt(var) / double(n);
+  }
+  auto acc_cell = [&](const SeedStats& st) {
+    if (s.seeds == 1) return fmt("%.1f", st.mean);
+    std::string c = st.n() > 1 ? fmt("%.1f", st.mean) + " ± " + fmt("%.1f", st.std) : fmt("%.1f", st.mean);
+    if (int(st.n()) < s.seeds) c += " (" + std::to_string(st.n()) + " of " + std::to_string(s.seeds) + ")";
+    return c;
+  };
   std::ostringstream md;
   md << "# Long Range Arena on a CPU: preset `" << p.name << "`\n\n"
      << "`" << s.command << "`\n\n"
@@ -129,9 +209,13 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
      << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " cores), OMP_NUM_THREADS=" << s.threads << " per cell. Preset: " << p.purpose
      << ".\n\n"
      << "Every model is trained with the same model size and budget within a task (table at the end), each cell in "
-        "its own process; test accuracy is that of the best-validation checkpoint.\n\n";
-
-  md << "## Test accuracy (%), LRA Table 1 layout\n\n| Model | family |";
+        "its own process; test accuracy is that of the best-validation checkpoint.";
+  if (s.seeds > 1)
+    md << " Each (task, model) is trained " << s.seeds << " times (`--seed` 1.." << s.seeds
+       << ": initialisation, dropout and batch order; the data are the same): a cell shows the mean ± the sample "
+          "standard deviation over the seeds, and \"(2 of 3)\" when seeds are still missing. Every run's own value "
+          "is in results.jsonl (field `seed`).";
+  md << "\n\n## Test accuracy (%), LRA Table 1 layout\n\n| Model | family |";
   for (auto& t : s.tasks) md << " " << title_of(t) << " |";
   md << " Avg |\n|---|---|";
   for (size_t i = 0; i <= s.tasks.size(); ++i) md << "---:|";
@@ -143,6 +227,16 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   }
   bool chance_known = chance.size() == s.tasks.size();
   md << " " << (chance_known ? fmt("%.1f", chance_sum / double(s.tasks.size())) : "—") << " |\n";
+  // the sampling error of one run's accuracy: binomial, at full attention's accuracy
+  // (else the first model's) on the task's test set
+  md << "| test-set standard error (binomial) | |";
+  for (auto& t : s.tasks) {
+    const SeedStats* ref = nullptr;
+    for (auto& m : order)
+      if (!ref && acc.count({t, m}) && test_size.count(t)) ref = &acc[{t, m}];
+    md << " " << (ref ? "± " + fmt("%.1f", ref->se_test) + " (n=" + std::to_string(test_size[t]) + ")" : std::string("")) << " |";
+  }
+  md << " |\n";
   // Baselines a task's data set came with (DIR/data/TASK/baselines.jsonl: the
   // shortcut baselines of Pathfinder, the bag-of-bytes of Retrieval), one row each.
   std::vector<std::string> baseline_names;
@@ -162,20 +256,14 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   }
   for (auto& m : order) {
     md << "| **" << m << "** | " << attention_info(m).family << " |";
-    double sum = 0;
-    int n = 0;
     for (auto& t : s.tasks) {
-      auto it = rec.find(t + "-" + m);
-      if (auto* r = ok(t + "-" + m)) {
-        double a = 100 * json_number(*r, "test_acc", 0);
-        sum += a, ++n;
-        md << " " << fmt("%.1f", a) << " |";
-      } else {
-        md << " " << (it == rec.end() ? "" : "failed") << " |";
-      }
+      auto it = acc.find({t, m});
+      if (it != acc.end()) md << " " << acc_cell(it->second) << " |";
+      else md << " " << (failed.count({t, m}) ? "failed" : "") << " |";
     }
-    if (n == int(s.tasks.size())) average[m] = sum / n;
-    md << " " << (average.count(m) ? fmt("**%.1f**", average[m]) : "—") << " |\n";
+    if (!average.count(m)) md << " — |\n";
+    else if (s.seeds > 1) md << " **" << fmt("%.1f", average[m]) << " ± " << fmt("%.1f", average_std[m]) << "** |\n";
+    else md << " " << fmt("**%.1f**", average[m]) << " |\n";
     if (const LraPublished* lp = published(m)) {
       md << "| *LRA: " << lp->lra_name << "* | |";
       double ls = 0;
@@ -195,12 +283,41 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
         "are not comparable with LRA's, only the ranking of the models is. An empty cell has not run; see the failures "
         "below.\n\n";
 
+  // which differences from full attention the seeds can tell apart
+  if (s.seeds > 1 && std::find(order.begin(), order.end(), "full") != order.end()) {
+    md << "## Difference from full attention (points)\n\n"
+       << "Mean accuracy minus full attention's, per task. **Bold** with ↑ or ↓: the difference exceeds what the seed "
+          "spread explains (Welch's t-test over the seeds, two-sided 5%); plain: within the spread, so the table "
+          "cannot tell the two apart. Empty: fewer than two seeds on one side.\n\n| Model |";
+    for (auto& t : s.tasks) md << " " << title_of(t) << " |";
+    md << "\n|---|";
+    for (size_t i = 0; i < s.tasks.size(); ++i) md << "---:|";
+    md << "\n";
+    for (auto& m : order) {
+      if (m == "full") continue;
+      md << "| " << m << " |";
+      for (auto& t : s.tasks) {
+        auto a = acc.find({t, m}), f = acc.find({t, "full"});
+        if (a == acc.end() || f == acc.end() || a->second.n() < 2 || f->second.n() < 2) {
+          md << " |";
+          continue;
+        }
+        double d = a->second.mean - f->second.mean;
+        std::string v = fmt("%+.1f", d);
+        if (differs_beyond_seeds(a->second, f->second)) v = "**" + v + (d > 0 ? " ↑" : " ↓") + "**";
+        md << " " << v << " |";
+      }
+      md << "\n";
+    }
+    md << "\n";
+  }
+
   // the cost of each training cell
-  md << "## Training cost: steps/s (evaluation excluded) and peak memory of each cell\n\n"
+  md << "## Training cost: steps/s (evaluation excluded), peak memory and CPU time of each cell\n\n"
      << "Peak memory is the cell's whole process: data, model, optimizer state, activations, and the allocator's "
         "cache of freed buffers (cached plus in use stay under twice the peak in use). Steps/s is wall-clock: it is only comparable "
         "between cells that ran on equally idle cores. The bench below compares speed and memory at fixed "
-        "shapes.\n\n| Model |";
+        "shapes. CPU time is the whole cell's (data loading, training, validation, test), mean over its seeds.\n\n| Model |";
   for (auto& t : s.tasks) md << " " << title_of(t) << " |";
   md << "\n|---|";
   for (size_t i = 0; i < s.tasks.size(); ++i) md << "---:|";
@@ -208,8 +325,9 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   for (auto& m : order) {
     md << "| " << m << " |";
     for (auto& t : s.tasks) {
-      if (auto* r = ok(t + "-" + m))
-        md << " " << fmt("%.2f", json_number(*r, "steps_per_s", 0)) << " · " << mb(json_number(*r, "peak_rss_mb", 0)) << " |";
+      if (auto* r = ok(lra_train_id(t, m, 1)))
+        md << " " << fmt("%.2f", json_number(*r, "steps_per_s", 0)) << " · " << mb(json_number(*r, "peak_rss_mb", 0)) << " · "
+           << fmt(acc[{t, m}].cpu_minutes < 1 ? "%.2f" : acc[{t, m}].cpu_minutes < 10 ? "%.1f" : "%.0f", acc[{t, m}].cpu_minutes) << " CPU-min |";
       else md << " |";
     }
     md << "\n";
@@ -280,13 +398,14 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
         continue;
       }
       ch.points.push_back({m, attention_info(m).family, json_number(*r, "steps_per_s", 0), average[m],
-                           json_number(*r, "peak_rss_mb", 0)});
+                           json_number(*r, "peak_rss_mb", 0), s.seeds > 1 ? average_std[m] : 0});
     }
     try {
       draw_bubble_chart(ch, s.dir, "chart");
       md << "\n## The chart\n\n![accuracy against speed against memory](chart.svg)\n\n"
          << "x: training steps/s at " << length_label(longest) << " tokens (the bench above); y: average test accuracy "
          << "over " << task_list << "; bubble area: peak memory at " << length_label(longest)
+         << (s.seeds > 1 ? "; error bars: ± one standard deviation of the average over the seeds" : "")
          << ". The script is chart.gp.";
       if (!missing.empty()) {
         md << " Not drawn (no average or no bench at " << length_label(longest) << "):";
@@ -334,7 +453,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
        << std::min(sc(t.steps), sc(t.eval_every)) << " steps |\n";
   }
   md << "\nEach variant runs with its own default settings (`attnzoo models`)"
-     << " unless `--model-args` says otherwise. A cell's run is in cells/TASK-MODEL (metrics.jsonl, curves.png, "
+     << " unless `--model-args` says otherwise. A cell's run is in cells/TASK-MODEL, or cells/TASK-MODEL-sK for seed K > 1 (metrics.jsonl, curves.png, "
         "best.ckpt, logs); results.jsonl and bench.jsonl hold one record per cell.\n";
   std::ofstream(s.dir + "/results.md") << md.str();
   return problem;

@@ -450,7 +450,7 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     if (std::find(families.begin(), families.end(), p.family) == families.end()) families.push_back(p.family);
     max_mem = std::max(max_mem, p.memory_mb);
     xmin = std::min(xmin, p.steps_per_s), xmax = std::max(xmax, p.steps_per_s);
-    ymin = std::min(ymin, p.accuracy), ymax = std::max(ymax, p.accuracy);
+    ymin = std::min(ymin, p.accuracy - p.accuracy_err), ymax = std::max(ymax, p.accuracy + p.accuracy_err);
   }
   // Point size grows with sqrt(memory), so that the bubble's area is proportional to it.
   auto size = [&](double mem) { return max_mem > 0 ? std::max(0.8, 7.0 * std::sqrt(mem / max_mem)) : 2.0; };
@@ -459,7 +459,7 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     for (auto& p : c.points)
       if (p.family == families[f])
         data << gp_quote(p.model) << " " << num(p.steps_per_s) << " " << num(p.accuracy) << " " << num(size(p.memory_mb))
-             << "\n";
+             << " " << num(p.accuracy_err) << "\n";
     data << "EOD\n";
   }
   body << "set title " << gp_quote(c.title) << "\n"
@@ -528,10 +528,15 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     body << "set arrow from graph 0, first " << num(c.chance) << " to graph 1, first " << num(c.chance)
          << " nohead dt 2 lc rgb '#888888'\nset label " << k++ << " 'chance (majority class)' at graph 0.01, first "
          << num(c.chance) << " offset 0,0.6 left textcolor rgb '#888888'\n";
+  bool bars = false;
+  for (auto& p : c.points) bars |= p.accuracy_err > 0;
   body << "plot ";
   for (size_t f = 0; f < families.size(); ++f) {
+    if (bars)  // drawn first, under the bubbles
+      body << (f ? ", \\\n     " : "") << "$f" << f << " using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#"
+           << family_colour(families[f]) << "' notitle";
     std::string col = family_colour(families[f]);
-    body << (f ? ", \\\n     " : "") << "$f" << f << " using 2:3:4 with points pt 7 ps variable lc rgb '#70" << col
+    body << (f || bars ? ", \\\n     " : "") << "$f" << f << " using 2:3:4 with points pt 7 ps variable lc rgb '#70" << col
          << "' title " << gp_quote(families[f]) << ", $f" << f
          << " using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#" << col << "' notitle";
   }

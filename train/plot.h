@@ -91,6 +91,7 @@ struct BubblePoint {
   double steps_per_s = 0;  // x (log scale)
   double accuracy = 0;     // y, %
   double memory_mb = 0;    // bubble area
+  double accuracy_err = 0; // error bar: +- this (0: none)
 };
 struct BubbleChart {
   std::string title, xlabel, ylabel, size_note;

@@ -426,6 +426,7 @@ RunResult Trainer::run() {
     res.test_loss = t.loss;
     log_metrics({{"final", 1}, {"best_step", double(best_step_)}, {"best_val_acc", best_val_},
                  {"test_acc", t.accuracy}, {"test_loss", t.loss}, {"majority_rate", res.majority_rate},
+                 {"test_examples", double(data_.splits.test.size())},
                  {"train_seconds", res.seconds}});
   }
   dist::mark_done();

@@ -41,7 +41,7 @@ TaskInfo fashion_mnist() {
   i.lra.order = 4;
   //                    data: len train val  test      dim h  L  ffn  steps batch warm eval  lr
   i.lra.rows["quick"] = {{784, 1000, 200, 200, {}}, 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
-  i.lra.rows["mini"] = {{784, 20000, 500, 1000, {}}, 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
+  i.lra.rows["mini"] = {{784, 20000, 500, 2000, {}}, 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
   i.lra.rows["full"] = {{784, 55000, 2000, 10000, {}}, 64, 4, 1, 128, 1500, 32, 150, 500, 1e-3};
   i.lra.rows["tiny"] = {{784, 40, 10, 10, {}}, 8, 2, 1, 16, 2, 4, 1, 2, 1e-3};
   i.lra.describe = [](const LraData& d) {

@@ -87,7 +87,7 @@ TaskInfo info() {
   i.lra.order = 1;
   //                     data: len   train   val  test  min depth args   dim h  L  ffn  steps batch warm eval  lr
   i.lra.rows["quick"] = {data(128, 2000, 200, 200, 20, 4, 5), 32, 2, 1, 64, 60, 16, 10, 30, 1e-3};
-  i.lra.rows["mini"] = {data(256, 10000, 500, 500, 30, 6, 6), 64, 4, 2, 128, 600, 32, 60, 150, 1e-3};
+  i.lra.rows["mini"] = {data(1000, 10000, 500, 2000, 250, 10, 10), 64, 4, 2, 128, 600, 16, 60, 150, 1e-3};
   i.lra.rows["full"] = {data(2000, 96000, 1000, 2000, 500, 10, 10), 64, 4, 2, 128, 800, 8, 80, 200, 1e-3};
   i.lra.rows["tiny"] = {data(40, 64, 16, 16, 5, 3, 3), 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
   i.lra.describe = describe;

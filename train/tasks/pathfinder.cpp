@@ -114,7 +114,7 @@ TaskInfo info() {
   i.lra.order = 5;
   //                    data: len   train  val   test  style  dashes    dim h  L  ffn  steps batch warm eval  lr
   i.lra.rows["quick"] = {data(1024, 1000, 200, 200, "lra", "14"), 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
-  i.lra.rows["mini"] = {data(1024, 16000, 500, 1000, "lra", "14"), 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
+  i.lra.rows["mini"] = {data(1024, 16000, 500, 2000, "lra", "14"), 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
   i.lra.rows["full"] = {data(1024, 80000, 2000, 2000, "lra", "14"), 32, 4, 2, 64, 1000, 32, 100, 250, 1e-3};
   i.lra.rows["tiny"] = {data(256, 40, 10, 10, "cut", "3"), 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
   i.lra.describe = [](const LraData& d) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "data/image_folder.h"  // carve_split
 #include "data/spam_assassin.h"
 #include "data/text.h"
 #include "train/cli.h"
@@ -46,6 +47,19 @@ void prepare(const LraData& d, const std::string& dir) {
   o.max_bytes = size_t(d.seq_len);
   o.seed = 1;
   Splits s = load_text(d.text_source, o);
+  // A test set larger than the corpus's own 10% takes the rest from the training
+  // split (the report's sampling error needs ~2000 test documents)
+  if (d.n_test > int64_t(s.test.size())) {
+    size_t more = size_t(d.n_test) - s.test.size();
+    if (more >= s.train.size())
+      fail("text: the corpus has " + std::to_string(s.train.size() + s.test.size()) +
+           " train and test documents, too few for a test set of " + std::to_string(d.n_test));
+    Dataset moved;
+    carve_split(s.train, moved, more, 14);
+    for (size_t i = 0; i < moved.size(); ++i) s.test.seqs.push_back(moved.seqs[i]), s.test.labels.push_back(moved.labels[i]);
+    std::fprintf(stderr, "text: %zu documents moved from the train split to the test split (%lld test documents)\n", more,
+                 (long long)d.n_test);
+  }
   write_text_tsv(dir + "/train.tsv", lra_subset(s.train, d.n_train, 11));
   write_text_tsv(dir + "/val.tsv", lra_subset(s.val, d.n_val, 12));
   write_text_tsv(dir + "/test.tsv", lra_subset(s.test, d.n_test, 13));
@@ -55,6 +69,7 @@ std::string describe(const LraData& d) {
   std::string n = d.n_train ? std::to_string(d.n_train) + "/" + std::to_string(d.n_val) + "/" + std::to_string(d.n_test) +
                                   " documents"
                             : "every document";
+  if (!d.n_train && d.n_test) n += " (" + std::to_string(d.n_test) + " of them in the test split)";
   return "byte-level text, " + d.text_label + ", first " + std::to_string(d.seq_len) + " bytes, " + n + ", seed 1";
 }
 
@@ -98,7 +113,7 @@ TaskInfo info() {
   i.lra.order = 2;
   //                    data: len train val test      dim h  L  ffn  steps batch warm eval  lr
   i.lra.rows["quick"] = {{512, 1000, 200, 200, {}}, 32, 2, 1, 64, 40, 16, 8, 20, 1e-3};
-  i.lra.rows["mini"] = {{1024, 0, 0, 0, {}}, 64, 4, 1, 128, 300, 16, 30, 100, 1e-3};
+  i.lra.rows["mini"] = {{1024, 0, 0, 2000, {}}, 64, 4, 1, 128, 300, 16, 30, 100, 1e-3};
   i.lra.rows["full"] = {{4096, 0, 0, 0, {}}, 64, 4, 2, 128, 600, 4, 60, 150, 1e-3};
   i.lra.rows["tiny"] = {{64, 64, 16, 16, {}}, 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
   i.lra.describe = describe;
