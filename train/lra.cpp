@@ -32,14 +32,14 @@ namespace fs = std::filesystem;
 //         a few minutes (2 min 20 s measured on the idle 2-core machine, data cached):
 //         about a second per cell, so tiny models (1 layer, dim 32) and a
 //         few dozen steps; the accuracies are near chance and mean nothing.
-//  mini:  the README's table, within 3 hours: ~2 minutes per cell on average.
-//         Sequences are LRA's shape at CPU scale (ListOps up to 256 tokens, 1K bytes
-//         of text, 784 pixels, 32x32 Pathfinder) and the budget is just enough for
-//         full attention to beat chance clearly on ListOps, Text and Image.  Not on
-//         Pathfinder: our generator leaves no marker-position shortcut (see
-//         data/pathfinder.h) and every model stays at 50% within this budget (full
-//         attention too, at 400 steps of 14 or of 6 dashes); its column measures
-//         whether a model breaks through, which none did on a CPU budget so far.
+//  mini:  the README's table, three seeds per cell: about a CPU-day for every model
+//         (full attention's ListOps cell, 1000 tokens, is the slowest: ~20 CPU-minutes).
+//         Sequences are LRA's shape at CPU scale (ListOps 250-1000 tokens at LRA's depth
+//         and arity, so a 64-token window does not see the expression; 1K bytes of text
+//         and of each Retrieval document, 784 pixels, 32x32 Pathfinder in LRA's style),
+//         test sets of 2000 (binomial error ~1 point), and a budget just enough for full
+//         attention to beat chance on ListOps, Text, Retrieval and Image.  Pathfinder
+//         stays at chance for every model at this budget (LRA trains ~200 epochs).
 //  full:  LRA's sequence lengths (ListOps 500-2000 tokens at depth 10, 4K bytes of
 //         text, all of Fashion-MNIST, Pathfinder-32 "hard") with models and budgets
 //         cut so that the whole sweep fits in about a CPU-day (~15 minutes per cell
@@ -54,7 +54,7 @@ const std::vector<LraPreset>& lra_presets() {
        {{1024, 2048, 4096}, 1, 64, 2, 1, 128, 2, 1},
        900},  // cell timeouts only catch hangs: several times the expected time on a busy machine
       {"mini",
-       "the README's table: full attention beats chance on ListOps, Text, Image; Pathfinder stays at chance (about 3 hours on 2 cores)",
+       "the README's table, three seeds: full attention beats chance on ListOps, Text, Retrieval, Image; Pathfinder stays at chance (about a CPU-day)",
        // LRA measured on byte-level text, batch 32, on a TPU; batch 2, 2 layers here
        {{1024, 2048, 4096}, 2, 64, 4, 2, 128, 3, 1},
        3 * 3600,
@@ -401,12 +401,12 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
 
 const char* kLraHelp =
     "attnzoo lra --preset quick|mini|full --out DIR [flags]\n"
-    "  trains every model on ListOps, Text, Image and Pathfinder (same size and budget per task),\n"
+    "  trains every model on ListOps, Text, Retrieval, Image and Pathfinder (same size and budget per task),\n"
     "  benches every model at three lengths, each cell in its own process, and writes DIR/results.md\n"
     "  (LRA's two tables beside ours) and DIR/chart.svg, chart.png (accuracy, speed, memory)\n"
     "  --preset quick   a smoke test of the pipeline: a few minutes on 2 cores\n"
-    "           mini    the README's numbers: about 3 hours\n"
-    "           full    LRA's lengths with a CPU-day budget\n"
+    "           mini    the README's numbers, 3 seeds: about a CPU-day\n"
+    "           full    LRA's lengths, 2 seeds: about two CPU-days\n"
     "  --models a,b,... models to run (default: every model but flash)\n"
     "  --tasks a,b,...  of listops, text, retrieval, image, pathfinder (default: all)\n"
     "  --seeds K        train every (task, model) K times, seeds 1..K: results.md gives mean +- std\n"
