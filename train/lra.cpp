@@ -411,7 +411,7 @@ const char* kLraHelp =
     "  --tasks a,b,...  of listops, text, retrieval, image, pathfinder (default: all)\n"
     "  --seeds K        train every (task, model) K times, seeds 1..K: results.md gives mean +- std\n"
     "                   and says which differences from full attention exceed the seed spread\n"
-    "                   (default: the preset's; mini 3, the others 1)\n"
+    "                   (default: the preset's: quick 1, mini 3, full 2)\n"
     "  --out DIR        where data, cells, results.jsonl, bench.jsonl and the report go (default runs/lra-PRESET)\n"
     "  --model-args 'M=--flag v ...;M2=...'   a model's own settings, e.g. 'local=--window 32;bigbird=--block 32'\n"
     "  --steps-scale X  multiply every training budget (steps, warm-up, evaluation interval) by X\n"
