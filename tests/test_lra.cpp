@@ -360,3 +360,15 @@ TEST_CASE("--seeds 2 trains every cell twice and the report shows mean +- std, t
   CHECK(out.find("--seeds must be in 1..20") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("--bench-only runs the bench cells alone; with --no-bench it is refused") {
+  std::string dir = temp_dir(), out;
+  REQUIRE_MESSAGE(run_cli("lra --preset tiny --models full,local --tasks listops --threads 1 --bench-only --out " + dir, &out) == 0, out);
+  CHECK(out.find("--bench-only: no training cell runs") != std::string::npos);
+  CHECK(!fs::exists(dir + "/results.jsonl"));
+  CHECK(read_jsonl(dir + "/bench.jsonl").size() == 6);
+  CHECK(slurp(dir + "/results.md").find("## Speed and memory, LRA Table 2 layout") != std::string::npos);
+  CHECK(run_cli("lra --preset tiny --bench-only --no-bench --out " + dir, &out) == 2);
+  CHECK(out.find("leave nothing to run") != std::string::npos);
+  fs::remove_all(dir);
+}

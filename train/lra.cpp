@@ -419,6 +419,7 @@ const char* kLraHelp =
     "  --cell-timeout S stop a cell after S seconds (default: the preset's)\n"
     "  --text-data PATH use this text corpus (class folders or TSV, e.g. aclImdb) instead of Spam Assassin\n"
     "  --no-bench       skip the speed and memory table (and the chart)\n"
+    "  --bench-only     run only the speed and memory cells (e.g. on an idle machine after the training)\n"
     "  --retry-failed   run again the cells whose record is a failure\n"
     "  --report-only    rewrite results.md and the charts from the records, run nothing\n"
     "  --dry-run        print the cells' commands, run nothing\n"
@@ -432,7 +433,7 @@ int cmd_lra(const std::vector<std::string>& args) {
   Flags f("lra", args,
           {"preset", "models", "tasks", "out", "model-args", "steps-scale", "threads", "cell-timeout", "text-data",
            "prepare", "npm-cache", "seeds"},
-          {"no-bench", "retry-failed", "report-only", "dry-run"});
+          {"no-bench", "bench-only", "retry-failed", "report-only", "dry-run"});
   if (!f.has("preset")) fail("lra: --preset is required (quick, mini or full)");
   const LraPreset& preset = lra_preset(f.str("preset", ""));
   std::string dir = f.str("out", "runs/lra-" + preset.name);
@@ -491,6 +492,7 @@ int cmd_lra(const std::vector<std::string>& args) {
   double timeout = f.number("cell-timeout", preset.cell_timeout_s);
   if (!(timeout > 0)) fail("lra: --cell-timeout must be positive");
   bool bench = !f.on("no-bench");
+  if (!bench && f.on("bench-only")) fail("lra: --bench-only and --no-bench leave nothing to run; give one of them");
 
   // the plan: training cells task by task, then the bench
   std::map<std::string, std::string> data_desc;
@@ -526,12 +528,14 @@ int cmd_lra(const std::vector<std::string>& args) {
     for (auto& c : sw.cells) {
       auto it = done.find(c.id);
       bool finished = it != done.end() && (json_text(it->second, "status") == "ok" || !f.on("retry-failed"));
+      if (c.kind == "train" && f.on("bench-only")) finished = true;  // the report still shows its record, if any
       if (!finished) todo.push_back(&c);
     }
     std::fprintf(stderr, "lra: preset %s, %zu models x %zu tasks%s%s: %zu cells, %zu already done, %zu to run in %s\n",
                  preset.name.c_str(), sw.models.size(), sw.tasks.size(),
                  sw.seeds > 1 ? (" x " + s(sw.seeds) + " seeds").c_str() : "", bench ? " + bench" : "", sw.cells.size(),
                  sw.cells.size() - todo.size(), todo.size(), dir.c_str());
+    if (f.on("bench-only")) std::fprintf(stderr, "lra: --bench-only: no training cell runs\n");
     // data: prepared once, by a child, for the tasks that still have cells to run
     std::set<std::string> bad_tasks;
     for (auto& t : preset_tasks) {
