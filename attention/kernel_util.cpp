@@ -377,8 +377,8 @@ Tensor favor_features(const Tensor& u, const Tensor& x, float s, bool is_query, 
         off = un[j];
         (*arg)[size_t(g * N + n)] = (g * N + n) * m + j;
       }
-#pragma omp simd
-      for (int64_t j = 0; j < m; ++j) yn[j] = r * fast_exp(un[j] - off);
+      vec::exp_sum(yn, un, off, m);  // yn = exp(un - off), then times r
+      vec::scale(yn, r, m);
     }
   });
   if (needs_grad({&u, &x}))
@@ -473,9 +473,11 @@ Tensor elu1_features(const Tensor& x, const Tensor& key_pad) {
     for (int64_t n = 0; n < N; ++n) {
       const float* xn = X + (g * N + n) * d;
       float* yn = Y + (g * N + n) * d;
-      float keep = P && P[n] != 0 ? 0.0f : 1.0f;
-#pragma omp simd
-      for (int64_t t = 0; t < d; ++t) yn[t] = keep * (xn[t] > 0 ? xn[t] + 1.0f : fast_exp(xn[t]));
+      bool padded = P && P[n] != 0;  // padded keys get no features
+      if (padded)
+        std::fill(yn, yn + d, 0.0f);
+      else
+        vec::elu1(xn, yn, d);
     }
   });
   if (needs_grad({&x}))
@@ -513,8 +515,7 @@ Tensor softmax_positions(const Tensor& x, const Tensor& key_pad) {
         std::fill(Yg + n * d, Yg + (n + 1) * d, 0.0f);
         continue;
       }
-#pragma omp simd
-      for (int64_t t = 0; t < d; ++t) z[size_t(t)] += (Yg[n * d + t] = fast_exp(Xg[n * d + t] - mx[size_t(t)]));
+      vec::exp_shift_acc(Yg + n * d, Xg + n * d, mx.data(), z.data(), d);
     }
     for (int64_t t = 0; t < d; ++t) z[size_t(t)] = z[size_t(t)] > 0 ? 1.0f / z[size_t(t)] : 0.0f;
     for (int64_t n = 0; n < N; ++n)

@@ -350,6 +350,26 @@ void LayerNormGradRow(const float* x, const float* g, const float* gamma, float 
 }
 
 void ExpArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Exp); }
+// elu(x) + 1: x + 1 where x > 0, else e^x (NaN fails the test and goes through exp as NaN).
+HWY_INLINE V Elu1(D d, V x) { return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), hn::Add(x, hn::Set(d, 1.0f)), Exp(d, x)); }
+void Elu1Arr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Elu1); }
+
+void ExpShiftAcc(float* y, const float* x, const float* shift, float* acc, int64_t n64) {
+  const D d;
+  const size_t L = hn::Lanes(d), n = size_t(n64);
+  size_t i = 0;
+  for (; i + L <= n; i += L) {
+    V e = Exp(d, hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, shift + i)));
+    hn::StoreU(e, d, y + i);
+    hn::StoreU(hn::Add(hn::LoadU(d, acc + i), e), d, acc + i);
+  }
+  if (i < n) {
+    size_t k = n - i;
+    V e = Exp(d, hn::Sub(LoadTail(d, x + i, k, 0.0f), LoadTail(d, shift + i, k, 0.0f)));
+    StoreTail(d, e, y + i, k);
+    StoreTail(d, hn::Add(LoadTail(d, acc + i, k, 0.0f), e), acc + i, k);
+  }
+}
 void TanhArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Tanh); }
 void GeluArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Gelu); }
 
@@ -396,6 +416,8 @@ HWY_EXPORT(LayerNormRow);
 HWY_EXPORT(LayerNormGradRow);
 HWY_EXPORT(ExpArr);
 HWY_EXPORT(TanhArr);
+HWY_EXPORT(Elu1Arr);
+HWY_EXPORT(ExpShiftAcc);
 HWY_EXPORT(GeluArr);
 HWY_EXPORT(GeluGradArr);
 HWY_EXPORT(Target);
@@ -463,6 +485,10 @@ void layer_norm_grad_row(const float* x, const float* g, const float* gamma, flo
 }
 void exp(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArr)(x, y, n); }
 void tanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhArr)(x, y, n); }
+void elu1(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(Elu1Arr)(x, y, n); }
+void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ExpShiftAcc)(y, x, shift, acc, n);
+}
 void gelu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArr)(x, y, n); }
 void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add) {
   HWY_DYNAMIC_DISPATCH(GeluGradArr)(x, g, gx, n, add);
@@ -549,6 +575,12 @@ void exp(const float* x, float* y, int64_t n) {
 }
 void tanh(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_tanh(x[i]);
+}
+void elu1(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] + 1.0f : fast_exp(x[i]);
+}
+void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += (y[i] = fast_exp(x[i] - shift[i]));
 }
 void gelu(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_gelu(x[i]);

@@ -110,6 +110,9 @@ void layer_norm_grad_row(const float* x, const float* g, const float* gamma, flo
                          float* dgamma, float* dbeta, int64_t D, bool add = true);
 void exp(const float* x, float* y, int64_t n);
 void tanh(const float* x, float* y, int64_t n);
+void elu1(const float* x, float* y, int64_t n);  // elu(x) + 1: x + 1 (x > 0) or e^x
+// y = exp(x - shift) with a shift per entry, acc += y: a softmax down columns (rows of x in turn).
+void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
 void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add = true);  // gx += g gelu'(x)
 
@@ -131,6 +134,8 @@ void layer_norm_grad_row(const float* x, const float* g, const float* gamma, flo
                          float* dgamma, float* dbeta, int64_t D, bool add = true);
 void exp(const float* x, float* y, int64_t n);
 void tanh(const float* x, float* y, int64_t n);
+void elu1(const float* x, float* y, int64_t n);
+void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
 void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add = true);
 }  // namespace ref
