@@ -37,10 +37,11 @@ struct FlashShape {
 };
 
 // S [br,bc] = scale * Q_i K_j^T, then -inf where the key is padding or (causal) in the future:
-// the rows and columns that meet in this tile; the rest is the tile engine's.
-void score_tile(const FlashShape& s, const float* Q, const float* K, const float* pad, int64_t i0, int64_t br,
+// the rows and columns that meet in this tile; the rest is the tile engine's.  Kt = scale K^T
+// [d,N], transposed once per (batch, head), so each tile's product is a plain one.
+void score_tile(const FlashShape& s, const float* Q, const float* Kt, const float* pad, int64_t i0, int64_t br,
                 int64_t j0, int64_t bc, float* S) {
-  tile::scores({Q + i0 * s.d, s.d}, {K + j0 * s.d, s.d}, br, bc, s.d, s.scale, S);
+  tile::scores_t({Q + i0 * s.d, s.d}, {Kt + j0, s.N}, br, bc, s.d, S);
   tile::mask_columns(S, br, bc, pad ? pad + j0 : nullptr);
   if (s.causal) tile::mask_causal(S, br, bc, i0, j0);
 }
@@ -49,8 +50,9 @@ void score_tile(const FlashShape& s, const float* Q, const float* K, const float
 // is number (u N + i) N + j, as dropout() numbers full attention's [B,H,N,N] weights.
 void flash_forward_unit(const FlashShape& s, int64_t u, const float* Q, const float* K, const float* V,
                         const float* pad, const tile::Dropout& drop, float* O, float* L, std::vector<float>& S,
-                        std::vector<float>& Pd) {
+                        std::vector<float>& Pd, std::vector<float>& Kt) {
   std::vector<float> m(size_t(s.br)), l(size_t(s.br));
+  tile::transpose_scaled(K, s.N, s.d, s.scale, Kt.data());
   for (int64_t i0 = 0; i0 < s.N; i0 += s.br) {
     int64_t br = std::min(s.br, s.N - i0);
     std::fill(m.begin(), m.end(), -std::numeric_limits<float>::infinity());
@@ -60,7 +62,7 @@ void flash_forward_unit(const FlashShape& s, int64_t u, const float* Q, const fl
     for (int64_t j0 = 0; j0 < s.N; j0 += s.bc) {
       if (s.causal && j0 > i0 + br - 1) break;  // the whole key block is in the future
       int64_t bc = std::min(s.bc, s.N - j0);
-      score_tile(s, Q, K, pad, i0, br, j0, bc, S.data());
+      score_tile(s, Q, Kt.data(), pad, i0, br, j0, bc, S.data());
       tile::online_rows(S.data(), br, bc, m.data(), l.data(), Oi, s.d, s.d);
       const float* Pm = S.data();
       if (drop.on) {  // the mask on the unnormalised weights: the same after dividing by l
@@ -76,19 +78,21 @@ void flash_forward_unit(const FlashShape& s, int64_t u, const float* Q, const fl
 void flash_backward_unit(const FlashShape& s, int64_t u, const float* Q, const float* K, const float* V,
                          const float* pad, const tile::Dropout& drop, const float* O, const float* L, const float* dO,
                          float* dQ, float* dK, float* dV, std::vector<float>& S, std::vector<float>& dP,
-                         std::vector<float>& Pd) {
+                         std::vector<float>& Pd, std::vector<float>& Kt, std::vector<float>& Vt) {
   std::vector<float> D(size_t(s.N));
+  tile::transpose_scaled(K, s.N, s.d, s.scale, Kt.data());
+  tile::transpose_scaled(V, s.N, s.d, 1.0f, Vt.data());
   tile::row_dots({dO, s.d}, {O, s.d}, s.N, s.d, D.data());
   for (int64_t i0 = 0; i0 < s.N; i0 += s.br) {
     int64_t br = std::min(s.br, s.N - i0);
     for (int64_t j0 = 0; j0 < s.N; j0 += s.bc) {
       if (s.causal && j0 > i0 + br - 1) break;
       int64_t bc = std::min(s.bc, s.N - j0);
-      score_tile(s, Q, K, pad, i0, br, j0, bc, S.data());
+      score_tile(s, Q, Kt.data(), pad, i0, br, j0, bc, S.data());
       tile::probs_from_lse(S.data(), br, bc, L + i0);
-      tile::backward_scores(S.data(), {dO + i0 * s.d, s.d}, {V + j0 * s.d, s.d}, br, bc, s.d, D.data() + i0, nullptr,
+      tile::backward_scores(S.data(), {dO + i0 * s.d, s.d}, {Vt.data() + j0, s.N}, br, bc, s.d, D.data() + i0, nullptr,
                             drop, uint64_t((u * s.N + i0) * s.N + j0), s.N, {dV + j0 * s.d, s.d, 1.0f}, dP.data(),
-                            Pd.data());
+                            Pd.data(), true);
       tile::backward_qk(dP.data(), {Q + i0 * s.d, s.d}, {K + j0 * s.d, s.d}, br, bc, s.d, s.scale,
                         {dQ + i0 * s.d, s.d, 1.0f}, {dK + j0 * s.d, s.d, 1.0f});
     }
@@ -120,11 +124,11 @@ Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
   count_matmul_flops(work);
 #pragma omp parallel
   {
-    std::vector<float> S(size_t(s.br * s.bc)), Pd(drop.on ? size_t(s.br * s.bc) : 0);
+    std::vector<float> S(size_t(s.br * s.bc)), Pd(drop.on ? size_t(s.br * s.bc) : 0), Kt(size_t(N * d));
 #pragma omp for schedule(dynamic, 1)
     for (int64_t u = 0; u < s.units; ++u)
       flash_forward_unit(s, u, Q + u * N * d, K + u * N * d, V + u * N * d, P ? P + (u / H) * N : nullptr, drop,
-                         O + u * N * d, lse->data() + u * N, S, Pd);
+                         O + u * N * d, lse->data() + u * N, S, Pd, Kt);
   }
   if (needs_grad({&q, &k, &v}))
     attach(out, "flash_attention", {q, k, v}, [q, k, v, key_pad, s, lse, H, drop](const Tensor& out) {
@@ -136,12 +140,13 @@ Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
       count_matmul_flops(2.0 * 4.0 * double(s.units) * double(N) * double(N) * double(d) * (s.causal ? 0.5 : 1.0));
 #pragma omp parallel
       {
-        std::vector<float> S(size_t(s.br * s.bc)), dP(size_t(s.br * s.bc)), Pd(drop.on ? size_t(s.br * s.bc) : 0);
+        std::vector<float> S(size_t(s.br * s.bc)), dP(size_t(s.br * s.bc)), Pd(drop.on ? size_t(s.br * s.bc) : 0),
+            Kt(size_t(N * d)), Vt(size_t(N * d));
 #pragma omp for schedule(dynamic, 1)
         for (int64_t u = 0; u < s.units; ++u) {
           size_t o = size_t(u * N * d);
           flash_backward_unit(s, u, Q + o, K + o, V + o, P ? P + (u / H) * N : nullptr, drop, O + o,
-                              lse->data() + u * N, dO + o, dQ + o, dK + o, dV + o, S, dP, Pd);
+                              lse->data() + u * N, dO + o, dQ + o, dK + o, dV + o, S, dP, Pd, Kt, Vt);
         }
       }
     });

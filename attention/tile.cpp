@@ -1,14 +1,19 @@
 // The attention tile engine (see tile.h): scores by GEMM, the masked row softmax
 // with its log-sum-exp (plain and online), one dropout formula, P V, and the
 // FlashAttention-2 backward of a tile.  Cost R C (d + dv) multiply-adds per
-// tile in the GEMMs, R C exps in the rows.
+// tile in the GEMMs, R C exps in the rows.  Tile-sized products run on
+// libxsmm's JIT-compiled small GEMMs (Heinecke et al. 2016) where it has them
+// (make bench-core: 1.1-3x OpenBLAS's sgemm on these shapes), else on OpenBLAS.
 #include "attention/tile.h"
 
 #include <cblas.h>
+#include <libxsmm.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "autograd/vecmath.h"
 
@@ -17,7 +22,22 @@ namespace tile {
 
 namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Products up to this many multiply-adds go to libxsmm (a tile's, e.g. 64 x 256 x 64 = 2^20);
+// larger ones to OpenBLAS, which may also thread them.
+constexpr int64_t kSmallGemm = int64_t(1) << 22;
 
+// libxsmm's JIT kernel for a tile product, or null where it has none.  libxsmm is
+// column-major, so row-major C = op(A) op(B) is C^T = op(B)^T op(A)^T: NN maps to NN,
+// TN to NN with B transposed (both JIT-compiled); NT would need A transposed, which
+// libxsmm 1.17 does not compile, and alpha must be 1, beta 0 or 1.  Dispatch is a
+// lookup in libxsmm's code registry after the first call of a shape.
+libxsmm_smmfunction small_kernel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, int64_t lda,
+                                 int64_t ldb, float beta, int64_t ldc) {
+  if (tb || alpha != 1.0f || (beta != 0.0f && beta != 1.0f) || M * N * K > kSmallGemm) return nullptr;
+  libxsmm_blasint m = N, n = M, k = K, la = ldb, lb = lda, lc = ldc;
+  int flags = ta ? LIBXSMM_GEMM_FLAG_TRANS_B : 0;
+  return libxsmm_smmdispatch(m, n, k, &la, &lb, &lc, &alpha, &beta, &flags, nullptr);
+}
 }  // namespace
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
@@ -28,9 +48,21 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
       for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : C[i * ldc + j] * beta;
     return;
   }
+  if (small_gemm_enabled())
+    if (libxsmm_smmfunction f = small_kernel(ta, tb, M, N, K, alpha, lda, ldb, beta, ldc)) {
+      f(B, A, C);  // (column-major: the row-major B comes first)
+      return;
+    }
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
               alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
 }
+
+static bool small_enabled = [] {
+  const char* e = std::getenv("ATTNZOO_SMALL_GEMM");
+  return !(e && std::string(e) == "0");
+}();
+bool small_gemm_enabled() { return small_enabled; }
+void set_small_gemm(bool on) { small_enabled = on; }
 
 Dropout Dropout::draw(float p, bool training, Rng& rng, int64_t lead, int64_t total) {
   Dropout d;
@@ -52,6 +84,18 @@ void Dropout::apply(const float* P, float* out, int64_t R, int64_t C, uint64_t i
 
 void scores(Rows Q, Rows K, int64_t R, int64_t C, int64_t d, float scale, float* S) {
   gemm(false, true, R, C, d, scale, Q.p, Q.ld, K.p, K.ld, 0.0f, S, C);
+}
+
+void scores_t(Rows Q, Rows Kt, int64_t R, int64_t C, int64_t d, float* S) {
+  gemm(false, false, R, C, d, 1.0f, Q.p, Q.ld, Kt.p, Kt.ld, 0.0f, S, C);
+}
+
+void transpose_scaled(const float* X, int64_t n, int64_t w, float scale, float* Xt) {
+  constexpr int64_t kB = 16;  // in blocks, so both sides stay in cache lines
+  for (int64_t i0 = 0; i0 < n; i0 += kB)
+    for (int64_t t0 = 0; t0 < w; t0 += kB)
+      for (int64_t i = i0; i < std::min(n, i0 + kB); ++i)
+        for (int64_t t = t0; t < std::min(w, t0 + kB); ++t) Xt[t * n + i] = scale * X[i * w + t];
 }
 
 void mask_columns(float* S, int64_t R, int64_t C, const float* pad) {
@@ -120,7 +164,7 @@ void row_dots(Rows dO, Rows O, int64_t R, int64_t dv, float* D) {
 
 void backward_scores(const float* P, Rows dO, Rows V, int64_t R, int64_t C, int64_t dv, const float* D,
                      const float* glse, const Dropout& drop, uint64_t i0, int64_t stride, Grad dV, float* dS,
-                     float* scratch) {
+                     float* scratch, bool vt) {
   if (dV.p) {  // dV = P~^T dO
     const float* Pm = P;
     if (drop.on) {
@@ -130,7 +174,7 @@ void backward_scores(const float* P, Rows dO, Rows V, int64_t R, int64_t C, int6
     gemm(true, false, C, dv, R, 1.0f, Pm, C, dO.p, dO.ld, dV.beta, dV.p, dV.ld);
   }
   if (!dS) return;
-  gemm(false, true, R, C, dv, 1.0f, dO.p, dO.ld, V.p, V.ld, 0.0f, dS, C);  // dP~ = dO V^T, the dropped weights' gradient
+  gemm(false, !vt, R, C, dv, 1.0f, dO.p, dO.ld, V.p, V.ld, 0.0f, dS, C);  // dP~ = dO V^T, the dropped weights' gradient
   if (drop.on) drop.apply(dS, dS, R, C, i0, stride);                       // dP = dP~ * mask / (1 - p)
   for (int64_t r = 0; r < R; ++r) {
     const float* pr = P + r * C;
@@ -142,8 +186,10 @@ void backward_scores(const float* P, Rows dO, Rows V, int64_t R, int64_t C, int6
 }
 
 void backward_qk(float* dS, Rows Q, Rows K, int64_t R, int64_t C, int64_t d, float scale, Grad dQ, Grad dK) {
-  if (dQ.p) gemm(false, false, R, d, C, scale, dS, C, K.p, K.ld, dQ.beta, dQ.p, dQ.ld);
-  if (dK.p) gemm(true, false, C, d, R, scale, dS, C, Q.p, Q.ld, dK.beta, dK.p, dK.ld);
+  if (!dQ.p && !dK.p) return;
+  if (scale != 1.0f) vec::scale(dS, scale, R * C);  // once here, so both products have alpha 1 (libxsmm's form)
+  if (dQ.p) gemm(false, false, R, d, C, 1.0f, dS, C, K.p, K.ld, dQ.beta, dQ.p, dQ.ld);
+  if (dK.p) gemm(true, false, C, d, R, 1.0f, dS, C, Q.p, Q.ld, dK.beta, dK.p, dK.ld);
 }
 
 }  // namespace tile

@@ -23,9 +23,15 @@ namespace az {
 namespace tile {
 
 // C [M,N] = alpha op(A) op(B) + beta C, row-major with leading dimensions (K = 0 gives beta C):
-// every product of every tile goes through here.
+// every product of every tile goes through here.  Tile-sized products in the forms
+// libxsmm compiles (A B, A^T B; alpha 1, beta 0 or 1) run on its JIT kernels, the rest
+// on OpenBLAS's sgemm.
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
           const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+// Whether gemm may use libxsmm (default yes; ATTNZOO_SMALL_GEMM=0 in the environment: no),
+// so benchmarks and tests can compare the two on one machine.
+bool small_gemm_enabled();
+void set_small_gemm(bool on);
 
 // Rows of a matrix: row i at p + i * ld.
 struct Rows {
@@ -56,6 +62,12 @@ struct Dropout {
 
 // S [R,C] = scale Q K^T.
 void scores(Rows Q, Rows K, int64_t R, int64_t C, int64_t d, float scale, float* S);
+// The same from Kt = scale K^T [d, >= C] (row stride Kt.ld, the tile's first key at Kt.p):
+// A B with alpha 1, the form libxsmm compiles, where Q K^T is not (a kernel that meets a
+// key block many times transposes it once, see transpose_scaled).
+void scores_t(Rows Q, Rows Kt, int64_t R, int64_t C, int64_t d, float* S);
+// Xt [w, n] = scale X^T for X [n, w] (contiguous).
+void transpose_scaled(const float* X, int64_t n, int64_t w, float scale, float* Xt);
 // -inf in the columns j with pad[j] != 0 (padded keys); pad null: nothing.
 void mask_columns(float* S, int64_t R, int64_t C, const float* pad);
 // -inf where key col0 + j lies after query row0 + r (causal).
@@ -77,11 +89,13 @@ void row_dots(Rows dO, Rows O, int64_t R, int64_t dv, float* D);
 // Backward of one tile up to the scores: given P [R,C] (before dropout; row stride C),
 // dV = beta dV + P~^T dO (dV.p null: skipped) and (dS non-null) dS [R,C] = P (dP~ - D + g)
 // with dP~ = drop(dO V^T).  D null: D_r = sum_j P_rj dP~_rj here; glse null: g = 0.
+// vt: V.p holds V^T [dv, >= C] (row stride V.ld), so dO V^T is a plain product too.
 // Dropout entry (r, j) is number i0 + r stride + j; scratch holds R C floats (dropout only).
 void backward_scores(const float* P, Rows dO, Rows V, int64_t R, int64_t C, int64_t dv, const float* D,
                      const float* glse, const Dropout& drop, uint64_t i0, int64_t stride, Grad dV, float* dS,
-                     float* scratch);
-// The rest: dQ = beta dQ + scale dS K, dK = beta dK + scale dS^T Q (a null p skips one).
+                     float* scratch, bool vt = false);
+// The rest: dQ = beta dQ + scale dS K, dK = beta dK + scale dS^T Q (a null p skips one);
+// dS is multiplied by scale in place.
 void backward_qk(float* dS, Rows Q, Rows K, int64_t R, int64_t C, int64_t d, float scale, Grad dQ, Grad dK);
 
 }  // namespace tile

@@ -196,3 +196,33 @@ TEST_CASE("softmax_attention's tiles: causal with padding and dropout equals den
       },
       in, 2e-5);
 }
+
+TEST_CASE("tile::gemm (libxsmm where it compiles the form, else OpenBLAS) equals the plain triple loop") {
+  Rng r(21);
+  for (bool small : {true, false}) {
+    tile::set_small_gemm(small);
+    for (int form = 0; form < 3; ++form)      // A B, A^T B, A B^T
+      for (float alpha : {1.0f, 0.5f})
+        for (float beta : {0.0f, 1.0f})
+          for (int64_t M : {1, 7, 64})
+            for (int64_t N : {5, 33}) {
+              const int64_t K = 19, lda = (form == 1 ? M : K) + 3, ldb = (form == 2 ? K : N) + 2, ldc = N + 1;
+              bool ta = form == 1, tb = form == 2;
+              std::vector<float> A(size_t((ta ? K : M) * lda)), B(size_t((tb ? N : K) * ldb)), C(size_t(M * ldc));
+              for (auto* v : {&A, &B, &C})
+                for (float& x : *v) x = r.uniform() - 0.5f;
+              std::vector<float> want = C;
+              for (int64_t i = 0; i < M; ++i)
+                for (int64_t j = 0; j < N; ++j) {
+                  double acc = 0;
+                  for (int64_t k = 0; k < K; ++k) acc += double(ta ? A[k * lda + i] : A[i * lda + k]) * (tb ? B[j * ldb + k] : B[k * ldb + j]);
+                  want[size_t(i * ldc + j)] = float(alpha * acc + beta * C[size_t(i * ldc + j)]);
+                }
+              tile::gemm(ta, tb, M, N, K, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc);
+              INFO("small " << small << " form " << form << " alpha " << alpha << " beta " << beta << " M " << M << " N " << N);
+              for (int64_t i = 0; i < M; ++i)
+                for (int64_t j = 0; j < N; ++j) CHECK(C[size_t(i * ldc + j)] == doctest::Approx(want[size_t(i * ldc + j)]).epsilon(1e-5).scale(1));
+            }
+  }
+  tile::set_small_gemm(true);
+}
