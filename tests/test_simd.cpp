@@ -5,7 +5,9 @@
 // relative; sums (whose order differs between lane counts) to 1e-6 of the sum
 // of the terms' magnitudes.  Then the ops that call them (softmax, layer norm,
 // GELU) against plain definitions on the AVX2 path as well as the best.
+#include <cblas.h>
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -311,4 +313,23 @@ TEST_CASE("favor, elu + 1 and softmax over positions equal their former scalar l
       }
   }
   vec::restrict_to(0);
+}
+
+// autograd/ops_matmul.cpp runs products of at most kGemmThreadMin multiply-adds on one thread
+// by lowering OpenBLAS's thread count for the call (its setter also sets OpenMP's): both
+// counts must come back, or every later parallel loop would run on one thread.
+TEST_CASE("a small matmul runs single-threaded and leaves the OpenMP and OpenBLAS thread counts as they were") {
+  int before = omp_get_max_threads();
+  omp_set_num_threads(2);
+  openblas_set_num_threads(2);
+  Rng rng(3);
+  Tensor a = Tensor::uniform({64, 32}, -1, 1, rng), b = Tensor::uniform({32, 48}, -1, 1, rng);
+  Tensor c = matmul(a, b);
+  CHECK(omp_get_max_threads() == 2);
+  CHECK(openblas_get_num_threads() == 2);
+  double want = 0;
+  for (int64_t k = 0; k < 32; ++k) want += double(a.data()[5 * 32 + k]) * b.data()[k * 48 + 7];
+  CHECK(c.data()[5 * 48 + 7] == doctest::Approx(want).epsilon(1e-5));
+  omp_set_num_threads(before);
+  openblas_set_num_threads(before);
 }
