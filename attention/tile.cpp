@@ -3,7 +3,7 @@
 // FlashAttention-2 backward of a tile.  Cost R C (d + dv) multiply-adds per
 // tile in the GEMMs, R C exps in the rows.  Tile-sized products run on
 // libxsmm's JIT-compiled small GEMMs (Heinecke et al. 2016) where it has them
-// (make bench-core: 1.1-3x OpenBLAS's sgemm on these shapes), else on OpenBLAS.
+// (make bench-core's tile rows: 1.0-1.5x OpenBLAS's sgemm), else on OpenBLAS.
 #include "attention/tile.h"
 
 #include <cblas.h>
