@@ -9,7 +9,7 @@ BUILD    ?= build
 OPT      ?= -O3 -march=x86-64-v2 -mtune=generic
 CXXFLAGS ?= $(OPT) -g -std=c++17 -fopenmp -Wall -Wextra -Wno-unused-parameter -MMD -MP
 CPPFLAGS += -I. -I/usr/include/stb
-LDLIBS   += -lopenblas -lhwy -lstb -lz -lfftw3f -lpthread
+LDLIBS   += -lxsmm -lopenblas -lhwy -lstb -lz -lfftw3f -lpthread -ldl
 ARFLAGS  = rcs
 
 # Parallel by default: plain `make` (and so `make train`, `make test` on a fresh
@@ -45,7 +45,7 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.cpp=$(BUILD)/examples/%)
 all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPLE_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
-DEB_PKGS := libopenblas-openmp-dev libhwy-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
+DEB_PKGS := libopenblas-openmp-dev libhwy-dev libxsmm-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
             libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev manpages manpages-dev libssl-doc
 deps: $(DEPS_OK)
 $(DEPS_OK): .ci/deps.sh Makefile

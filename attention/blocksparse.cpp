@@ -12,6 +12,7 @@
 // by keep / (1-p); D = dO . O still holds.  Rows or columns that are a
 // contiguous run are read and written in place; others are gathered.
 #include "attention/blocksparse.h"
+#include "attention/tile.h"
 
 #include <cblas.h>
 
@@ -65,18 +66,7 @@ void SparseLayout::finish() {
 
 namespace {
 
-// C = alpha op(A) op(B) + beta C, row-major with explicit leading dimensions.
-inline void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-                  const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {  // sgemm leaves C * beta; make it explicit
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] *= beta;
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
-              alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
-}
+using tile::gemm;
 
 // A head's rows as a matrix: row i at p + i * ld.
 struct Mat {
@@ -97,21 +87,11 @@ inline void scatter_add(float* dst, int64_t ld, const std::vector<int32_t>& idx,
   }
 }
 
-// In place: s[j] -> softmax over the entries with lab[j] && ok[j]; zeros if none.
-inline void softmax_row(float* s, const uint8_t* lab, const uint8_t* ok, int64_t C) {
+// The entries of a row that meet: s[j] -> -inf unless lab[j] && ok[j].
+inline void mask_row(float* s, const uint8_t* lab, const uint8_t* ok, int64_t C) {
   const float ninf = -std::numeric_limits<float>::infinity();
-  float mx = ninf;
-#pragma omp simd reduction(max : mx)
-  for (int64_t j = 0; j < C; ++j) {
-    float v = ((lab[j] != 0) & (ok[j] != 0)) ? s[j] : ninf;
-    s[j] = v;
-    mx = v > mx ? v : mx;
-  }
-  if (mx == ninf) {  // nothing to attend to: a zero row, as softmax() gives
-    std::fill(s, s + C, 0.0f);
-    return;
-  }
-  vec::scale(s, 1.0f / vec::exp_sum(s, s, mx, C), C);  // the excluded -inf give 0
+#pragma omp simd
+  for (int64_t j = 0; j < C; ++j) s[j] = ((lab[j] != 0) & (ok[j] != 0)) ? s[j] : ninf;
 }
 
 struct Ctx {
@@ -121,13 +101,12 @@ struct Ctx {
   const Layouts* layouts;
   std::vector<int64_t> hoff;  // start of head h's probabilities within one example
   int64_t per_example = 0;
-  float scale, p_drop = 0;
-  uint64_t seed = 0, thresh = 0, mask_base = 0;  // mask_base: data parallelism (tensor.h)
+  float scale;
+  tile::Dropout drop;  // weight e of the example-major probability buffer is dropout number e
   const SparseLayout& layout(int64_t h) const { return *(*layouts)[layouts->size() == 1 ? 0 : size_t(h)]; }
   int64_t p_start(int64_t b, int64_t h, size_t g) const {
     return b * per_example + hoff[size_t(h)] + layout(h).offset[g];
   }
-  bool keep(int64_t e) const { return hash64(seed ^ (mask_base + uint64_t(e))) >= thresh; }
   // Where head bh = b*H + h of a tensor with rows of w floats starts, and its row stride.
   int64_t off(int64_t bh, int64_t w) const { return heads_last ? ((bh / H) * N * H + bh % H) * w : bh * N * w; }
   int64_t ld(int64_t w) const { return heads_last ? H * w : w; }
@@ -138,7 +117,7 @@ struct Scratch {
   std::vector<uint8_t> ok;
   Scratch(const Ctx& c, int64_t R, int64_t C) {
     q.resize(size_t(R * c.d)), k.resize(size_t(C * c.d)), v.resize(size_t(C * c.dv)), o.resize(size_t(R * c.dv));
-    s.resize(size_t(R * C)), dp.resize(c.p_drop > 0 ? size_t(R * C) : 0), ok.resize(size_t(C));
+    s.resize(size_t(R * C)), dp.resize(c.drop.on ? size_t(R * C) : 0), ok.resize(size_t(C));
   }
   void for_backward(const Ctx& c, int64_t R, int64_t C) {
     go.resize(size_t(R * c.dv)), dq.resize(size_t(R * c.d)), dk.resize(size_t(C * c.d));
@@ -152,12 +131,6 @@ inline Mat rows_of(const float* head, int64_t ld, int32_t run0, const std::vecto
   return run0 >= 0 ? Mat{head + run0 * ld, ld} : gather(head, ld, idx, w, buf.data());
 }
 
-// P~ = P * keep / (1 - p) for the group's entries starting at global index e0.
-void dropped(const Ctx& c, const float* P, int64_t n, int64_t e0, float* out) {
-  float inv = 1.0f / (1.0f - c.p_drop);
-  for (int64_t i = 0; i < n; ++i) out[i] = c.keep(e0 + i) ? P[i] * inv : 0.0f;
-}
-
 void forward_group(const Ctx& c, float* y, float* Pall, int64_t bh, size_t g, Scratch& s) {
   int64_t b = bh / c.H, h = bh % c.H, d = c.d, dv = c.dv;
   const SparseLayout& L = c.layout(h);
@@ -169,25 +142,23 @@ void forward_group(const Ctx& c, float* y, float* Pall, int64_t bh, size_t g, Sc
   Mat K = rows_of(c.k + c.off(bh, d), ldk, L.col0[g], G.cols, d, s.k);
   Mat V = rows_of(c.v + c.off(bh, dv), ldv, L.col0[g], G.cols, dv, s.v);
   float* S = Pall ? Pall + c.p_start(b, h, g) : s.s.data();
-  sgemm(false, true, R, C, d, c.scale, Q.p, Q.ld, K.p, K.ld, 0.0f, S, C);
+  tile::scores({Q.p, Q.ld}, {K.p, K.ld}, R, C, d, c.scale, S);
   const float* pad = c.pad ? c.pad + b * c.N : nullptr;
   uint8_t* ok = s.ok.data();  // column allowed: not padding (and labelled, when labels are per column)
   for (int64_t j = 0; j < C; ++j)
     ok[j] = (!pad || pad[G.cols[size_t(j)]] == 0) && (!G.per_column || G.label[size_t(j)] != 0);
-  for (int64_t r = 0; r < R; ++r) {
-    const uint8_t* lab = G.per_column ? ok : G.label.data() + r * C;
-    softmax_row(S + r * C, lab, ok, C);
-  }
+  for (int64_t r = 0; r < R; ++r) mask_row(S + r * C, G.per_column ? ok : G.label.data() + r * C, ok, C);
+  tile::softmax_rows(S, R, C, nullptr);
   const float* Pm = S;
-  if (c.p_drop > 0) {
-    dropped(c, S, R * C, c.p_start(b, h, g), s.dp.data());
+  if (c.drop.on) {
+    c.drop.apply(S, s.dp.data(), R, C, uint64_t(c.p_start(b, h, g)), C);
     Pm = s.dp.data();
   }
   float* yh = y + c.off(bh, dv);
   if (L.row0[g] >= 0) {
-    sgemm(false, false, R, dv, C, 1.0f, Pm, C, V.p, V.ld, 0.0f, yh + L.row0[g] * ldv, ldv);
+    gemm(false, false, R, dv, C, 1.0f, Pm, C, V.p, V.ld, 0.0f, yh + L.row0[g] * ldv, ldv);
   } else {
-    sgemm(false, false, R, dv, C, 1.0f, Pm, C, V.p, V.ld, 0.0f, s.o.data(), dv);
+    gemm(false, false, R, dv, C, 1.0f, Pm, C, V.p, V.ld, 0.0f, s.o.data(), dv);
     for (int64_t r = 0; r < R; ++r)
       std::memcpy(yh + int64_t(G.rows[size_t(r)]) * ldv, s.o.data() + r * dv, sizeof(float) * dv);
   }
@@ -211,54 +182,23 @@ void backward_head(const Ctx& c, const float* y, const float* gy, const float* P
     Mat V = rows_of(vh, ldv, c0, G.cols, dv, s.v);
     Mat dO = rows_of(gyh, ldv, r0, G.rows, dv, s.go), O = rows_of(yh, ldv, r0, G.rows, dv, s.o);
     int64_t e0 = c.p_start(b, h, g);
-    const float *P = Pall + e0, *Pm = P;
-    if (c.p_drop > 0) {
-      dropped(c, P, R * C, e0, s.dp.data());
-      Pm = s.dp.data();
-    }
-    if (gvh) {  // dV_c += P~^T dO
-      if (c0 >= 0) {
-        sgemm(true, false, C, dv, R, 1.0f, Pm, C, dO.p, dO.ld, 1.0f, gvh + c0 * ldv, ldv);
-      } else {
-        sgemm(true, false, C, dv, R, 1.0f, Pm, C, dO.p, dO.ld, 0.0f, s.dvv.data(), dv);
-        scatter_add(gvh, ldv, G.cols, dv, s.dvv.data());
-      }
-    }
-    if (!gqh && !gkh) continue;
-    for (int64_t r = 0; r < R; ++r) {  // D_r = dO_r . O_r
-      const float *a = dO.p + r * dO.ld, *o = O.p + r * O.ld;
-      float acc = 0;
-      for (int64_t t = 0; t < dv; ++t) acc += a[t] * o[t];
-      s.D[size_t(r)] = acc;
-    }
-    float* dS = s.s.data();
-    sgemm(false, true, R, C, dv, 1.0f, dO.p, dO.ld, V.p, V.ld, 0.0f, dS, C);  // dP~ = dO V_c^T
-    if (c.p_drop > 0) {  // dP = dP~ * keep / (1 - p)
-      float inv = 1.0f / (1.0f - c.p_drop);
-      for (int64_t i = 0; i < R * C; ++i) dS[i] = c.keep(e0 + i) ? dS[i] * inv : 0.0f;
-    }
-    for (int64_t r = 0; r < R; ++r) {
-      float Dr = s.D[size_t(r)], *ds = dS + r * C;
-      const float* pr = P + r * C;
-#pragma omp simd
-      for (int64_t j = 0; j < C; ++j) ds[j] = pr[j] * (ds[j] - Dr) * c.scale;
-    }
-    if (gqh) {  // dQ_r += dS K_c
-      if (r0 >= 0) {
-        sgemm(false, false, R, d, C, 1.0f, dS, C, K.p, K.ld, 1.0f, gqh + r0 * ldk, ldk);
-      } else {
-        sgemm(false, false, R, d, C, 1.0f, dS, C, K.p, K.ld, 0.0f, s.dq.data(), d);
-        scatter_add(gqh, ldk, G.rows, d, s.dq.data());
-      }
-    }
-    if (gkh) {  // dK_c += dS^T Q_r
-      if (c0 >= 0) {
-        sgemm(true, false, C, d, R, 1.0f, dS, C, Q.p, Q.ld, 1.0f, gkh + c0 * ldk, ldk);
-      } else {
-        sgemm(true, false, C, d, R, 1.0f, dS, C, Q.p, Q.ld, 0.0f, s.dk.data(), d);
-        scatter_add(gkh, ldk, G.cols, d, s.dk.data());
-      }
-    }
+    const float* P = Pall + e0;
+    // dV_c += P~^T dO, dS = P (dP - D): in place when the columns are a run, else into scratch
+    tile::Grad dVg{nullptr, dv, 0.0f};
+    if (gvh) dVg = c0 >= 0 ? tile::Grad{gvh + c0 * ldv, ldv, 1.0f} : tile::Grad{s.dvv.data(), dv, 0.0f};
+    float* dS = gqh || gkh ? s.s.data() : nullptr;
+    if (dS) tile::row_dots({dO.p, dO.ld}, {O.p, O.ld}, R, dv, s.D.data());  // D_r = dO_r . O_r
+    tile::backward_scores(P, {dO.p, dO.ld}, {V.p, V.ld}, R, C, dv, s.D.data(), nullptr, c.drop, uint64_t(e0), C, dVg, dS,
+                          s.dp.data());
+    if (gvh && c0 < 0) scatter_add(gvh, ldv, G.cols, dv, s.dvv.data());
+    if (!dS) continue;
+    // dQ_r += scale dS K_c, dK_c += scale dS^T Q_r
+    tile::Grad dQg{nullptr, d, 0.0f}, dKg{nullptr, d, 0.0f};
+    if (gqh) dQg = r0 >= 0 ? tile::Grad{gqh + r0 * ldk, ldk, 1.0f} : tile::Grad{s.dq.data(), d, 0.0f};
+    if (gkh) dKg = c0 >= 0 ? tile::Grad{gkh + c0 * ldk, ldk, 1.0f} : tile::Grad{s.dk.data(), d, 0.0f};
+    tile::backward_qk(dS, {Q.p, Q.ld}, {K.p, K.ld}, R, C, d, c.scale, dQg, dKg);
+    if (gqh && r0 < 0) scatter_add(gqh, ldk, G.rows, d, s.dq.data());
+    if (gkh && c0 < 0) scatter_add(gkh, ldk, G.cols, d, s.dk.data());
   }
 }
 
@@ -295,12 +235,7 @@ Tensor run_kernel(const Tensor& q, const Tensor& k, const Tensor& v, int64_t hea
   if (dense_weights && c.B != 1) fail("sparse_attention: attention weights need a batch of 1, got B=" + std::to_string(c.B));
   c.q = q.data(), c.k = k.data(), c.v = v.data(), c.pad = key_pad.defined() ? key_pad.data() : nullptr;
   c.scale = scale;
-  if (training && dropout_p > 0) {
-    c.p_drop = dropout_p;
-    c.seed = rng.next_u64();
-    c.mask_base = mask_counter_base(c.B, c.B * c.per_example);
-    c.thresh = uint64_t(double(dropout_p) * 18446744073709551615.0);
-  }
+  c.drop = tile::Dropout::draw(dropout_p, training, rng, c.B, c.B * c.per_example);
   bool grad = needs_grad({&q, &k, &v});
   count_matmul_flops(2.0 * double(c.B * c.per_example) * double(c.d + c.dv));  // S = Q K^T and O = P V
   Tensor P;  // the probabilities, kept for backward: [B * sum over heads of entries]

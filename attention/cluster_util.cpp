@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 
+#include "attention/tile.h"
 #include "autograd/vecmath.h"
 
 namespace az {
@@ -25,12 +26,10 @@ namespace {
 constexpr float kSelfScore = -5e4f;  // Reformer's TOKEN_SELF_ATTN_VALUE
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// C [M,N] (+)= op(A) op(B) on contiguous row-major buffers.
+// C [M,N] (+)= op(A) op(B) on contiguous row-major buffers (the tile engine's GEMM).
 inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
                  float* C) {
-  if (M == 0 || N == 0) return;
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
-              1.0f, A, int(ta ? M : K), B, int(tb ? K : N), beta, C, int(N));
+  tile::gemm(ta, tb, M, N, K, 1.0f, A, ta ? M : K, B, tb ? K : N, beta, C, N);
 }
 
 inline void gather(const float* src, const int32_t* rows, int64_t n, int64_t width, float* dst) {
@@ -83,11 +82,11 @@ struct SlotIndex {
   }
 };
 
-// The masked, scaled scores of one chunk into S [cq,ck]: excluded keys -inf
+// The masked, scaled scores of one chunk into S [cq,ck] (the rows and columns that meet): excluded keys -inf
 // (bias[j] = -inf, else 0), and with the self rule a query's own key -5e4.
 void scores(const Plan& p, const Chunks& ch, int64_t g, int64_t c, const float* Q, const float* K, float scale,
             float* S, float* bias, const SlotIndex& slots) {
-  gemm(false, true, p.cq, p.ck, p.d, Q, K, 0.0f, S);
+  tile::scores({Q, p.d}, {K, p.d}, p.cq, p.ck, p.d, scale, S);
   const int32_t* qr = ch.q_rows.data.data() + (g * p.C + c) * p.cq;
   const int32_t* kr = ch.k_rows.data.data() + (g * p.C + c) * p.ck;
   const uint8_t* out = ch.k_out.empty() ? nullptr : ch.k_out.data() + g * p.Nk;
@@ -95,20 +94,12 @@ void scores(const Plan& p, const Chunks& ch, int64_t g, int64_t c, const float* 
   for (int64_t i = 0; i < p.cq; ++i) {
     float* s = S + i * p.ck;
 #pragma omp simd
-    for (int64_t j = 0; j < p.ck; ++j) s[j] = s[j] * scale + bias[j];
+    for (int64_t j = 0; j < p.ck; ++j) s[j] += bias[j];
   }
   if (ch.self_last_resort)
     for (int64_t i = 0; i < p.cq; ++i)
       for (int32_t j = slots.head[size_t(qr[i])]; j >= 0; j = slots.next[size_t(j)])
         if (bias[j] == 0) S[i * p.ck + j] = kSelfScore;
-}
-
-// s[j] = exp(s[j] - shift) for one row (the -inf of excluded entries give 0); returns the sum.
-inline float exp_row(float* s, int64_t n, float shift) { return vec::exp_sum(s, s, shift, n); }
-
-// Dropout keep decision for weight (g, c, i, j): counter-based, so backward sees the same mask.
-inline bool keep(uint64_t key, uint64_t thresh, uint64_t idx) {
-  return hash64(key ^ idx * 0x9e3779b97f4a7c15ULL) >= thresh;
 }
 
 }  // namespace
@@ -118,11 +109,8 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
   OpScope prof("chunk_attention");
   Plan p = check(q, k, v, ch_in);
   auto ch = std::make_shared<const Chunks>(ch_in);  // shared with the backward closure, not copied again
-  bool drop = training && dropout_p > 0;
-  uint64_t key = drop ? global_rng().next_u64() : 0;
-  uint64_t base = drop ? mask_counter_base(p.G, p.G * p.C * p.cq * p.ck) : 0;  // data parallelism (tensor.h)
-  uint64_t thresh = uint64_t(double(dropout_p) * 18446744073709551615.0);
-  float dscale = drop ? 1.0f / (1.0f - dropout_p) : 1.0f;
+  // Dropout weight (g, c, i, j) is number ((g C + c) cq + i) ck + j of the [G,C,cq,ck] weights.
+  const tile::Dropout drop = tile::Dropout::draw(dropout_p, training, global_rng(), p.G, p.G * p.C * p.cq * p.ck);
 
   Tensor out = Tensor::zeros({p.G, p.Nq, p.dv});
   Tensor lse = Tensor::empty({p.G, p.C, p.cq});
@@ -145,27 +133,10 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
         if (ch->self_last_resort) slots.build(kr, p.ck, p.Nk);
         scores(p, *ch, g, c, Q.data(), K.data(), scale, S.data(), bias.data(), slots);
         if (ch->self_last_resort) slots.clear(kr, p.ck);
-        for (int64_t i = 0; i < p.cq; ++i) {
-          float* s = S.data() + i * p.ck;
-          float mx = vec::max(s, p.ck);
-          float* l = pl + (g * p.C + c) * p.cq + i;
-          if (mx == kNegInf) {  // nothing to attend to: zero output
-            std::fill(s, s + p.ck, 0.0f);
-            *l = kNegInf;
-            continue;
-          }
-          float z = exp_row(s, p.ck, mx);
-          vec::scale(s, 1.0f / z, p.ck);
-          *l = mx + std::log(z);
-        }
+        tile::softmax_rows(S.data(), p.cq, p.ck, pl + (g * p.C + c) * p.cq);
         if (weights)
           std::memcpy(weights->data() + (g * p.C + c) * p.cq * p.ck, S.data(), sizeof(float) * p.cq * p.ck);
-        if (drop)
-          for (int64_t i = 0; i < p.cq; ++i)
-            for (int64_t j = 0; j < p.ck; ++j) {
-              uint64_t idx = base + uint64_t(((g * p.C + c) * p.cq + i) * p.ck + j);
-              S[i * p.ck + j] = keep(key, thresh, idx) ? S[i * p.ck + j] * dscale : 0.0f;
-            }
+        if (drop.on) drop.apply(S.data(), S.data(), p.cq, p.ck, uint64_t((g * p.C + c) * p.cq * p.ck), p.ck);
         gemm(false, false, p.cq, p.dv, p.ck, S.data(), V.data(), 0.0f, O.data());
         scatter_add(O.data(), qr, p.cq, p.dv, po + g * p.Nq * p.dv);
       }
@@ -180,7 +151,7 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
     glse->assign(lse.grad_data(), lse.grad_data() + lse.numel());
     out.grad_data();  // make sure out's backward runs even if out itself was unused
   });
-  attach(out, "chunk_attention", {q, k, v}, [q, k, v, ch, p, scale, lse_val, glse, drop, key, base, thresh, dscale](
+  attach(out, "chunk_attention", {q, k, v}, [q, k, v, ch, p, scale, lse_val, glse, drop](
                                                  const Tensor& out) {
     const float *pq = q.data(), *pk = k.data(), *pv = v.data(), *go = out.grad_data(), *pl = lse_val.data();
     const float* gl = glse->empty() ? nullptr : glse->data();
@@ -192,7 +163,7 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
 #pragma omp parallel if (par)
     {
       std::vector<float> Q(p.cq * p.d), K(p.ck * p.d), V(p.ck * p.dv), dO(p.cq * p.dv), S(p.cq * p.ck),
-          dP(p.cq * p.ck), dQ(p.cq * p.d), dK(p.ck * p.d), dV(p.ck * p.dv), Pd(drop ? p.cq * p.ck : 0), bias(p.ck);
+          dP(p.cq * p.ck), dQ(p.cq * p.d), dK(p.ck * p.d), dV(p.ck * p.dv), Pd(drop.on ? p.cq * p.ck : 0), bias(p.ck);
       SlotIndex slots;
 #pragma omp for schedule(dynamic, 1)
       for (int64_t g = 0; g < p.G; ++g)
@@ -206,56 +177,22 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
           gather(go + g * p.Nq * p.dv, qr, p.cq, p.dv, dO.data());
           if (ch->self_last_resort) slots.build(kr, p.ck, p.Nk);
           scores(p, *ch, g, c, Q.data(), K.data(), scale, S.data(), bias.data(), slots);
-          for (int64_t i = 0; i < p.cq; ++i) {  // S -> P
-            float* s = S.data() + i * p.ck;
-            if (l[i] == kNegInf) std::fill(s, s + p.ck, 0.0f);
-            else exp_row(s, p.ck, l[i]);
-          }
-          // dP = dO V^T; with dropout the product used P~ = P * mask * dscale.
-          gemm(false, true, p.cq, p.ck, p.dv, dO.data(), V.data(), 0.0f, dP.data());
-          if (drop)
+          tile::probs_from_lse(S.data(), p.cq, p.ck, l);  // S -> P
+          // dV = P~^T dO, dS = P (dP - D + g) with D_i = sum_j P_ij dP_ij: a query row's output sums
+          // over the chunks holding it, so D is this chunk's share, not dO . out
+          uint64_t i0 = uint64_t((g * p.C + c) * p.cq * p.ck);
+          tile::backward_scores(S.data(), {dO.data(), p.dv}, {V.data(), p.dv}, p.cq, p.ck, p.dv, nullptr,
+                                gl ? gl + (g * p.C + c) * p.cq : nullptr, drop, i0, p.ck,
+                                {dv ? dV.data() : nullptr, p.dv, 0.0f}, dq || dk ? dP.data() : nullptr, Pd.data());
+          if (dv) scatter_add(dV.data(), kr, p.ck, p.dv, dv + g * p.Nk * p.dv);
+          if ((dq || dk) && ch->self_last_resort)  // the self score is a constant: no gradient there
             for (int64_t i = 0; i < p.cq; ++i)
-              for (int64_t j = 0; j < p.ck; ++j) {
-                uint64_t idx = base + uint64_t(((g * p.C + c) * p.cq + i) * p.ck + j);
-                dP[i * p.ck + j] = keep(key, thresh, idx) ? dP[i * p.ck + j] * dscale : 0.0f;
-              }
-          if (dv) {
-            if (drop) {  // dV = P~^T dO with the dropped, rescaled weights
-              for (int64_t i = 0; i < p.cq; ++i)
-                for (int64_t j = 0; j < p.ck; ++j) {
-                  uint64_t idx = base + uint64_t(((g * p.C + c) * p.cq + i) * p.ck + j);
-                  Pd[i * p.ck + j] = keep(key, thresh, idx) ? S[i * p.ck + j] * dscale : 0.0f;
-                }
-              gemm(true, false, p.ck, p.dv, p.cq, Pd.data(), dO.data(), 0.0f, dV.data());
-            } else {
-              gemm(true, false, p.ck, p.dv, p.cq, S.data(), dO.data(), 0.0f, dV.data());
-            }
-            scatter_add(dV.data(), kr, p.ck, p.dv, dv + g * p.Nk * p.dv);
-          }
-          if (dq || dk) {
-            for (int64_t i = 0; i < p.cq; ++i) {  // dP -> dS, times the scale s
-              const float* s = S.data() + i * p.ck;
-              float* dp = dP.data() + i * p.ck;
-              float dot = 0;
-#pragma omp simd reduction(+ : dot)
-              for (int64_t j = 0; j < p.ck; ++j) dot += s[j] * dp[j];
-              float gi = (gl ? gl[(g * p.C + c) * p.cq + i] : 0.0f) - dot;
-#pragma omp simd
-              for (int64_t j = 0; j < p.ck; ++j) dp[j] = s[j] * (dp[j] + gi) * scale;
-            }
-            if (ch->self_last_resort)  // the self score is a constant: no gradient there
-              for (int64_t i = 0; i < p.cq; ++i)
-                for (int32_t j = slots.head[size_t(qr[i])]; j >= 0; j = slots.next[size_t(j)]) dP[i * p.ck + j] = 0;
-          }
+              for (int32_t j = slots.head[size_t(qr[i])]; j >= 0; j = slots.next[size_t(j)]) dP[i * p.ck + j] = 0;
           if (ch->self_last_resort) slots.clear(kr, p.ck);
-          if (dq) {
-            gemm(false, false, p.cq, p.d, p.ck, dP.data(), K.data(), 0.0f, dQ.data());
-            scatter_add(dQ.data(), qr, p.cq, p.d, dq + g * p.Nq * p.d);
-          }
-          if (dk) {
-            gemm(true, false, p.ck, p.d, p.cq, dP.data(), Q.data(), 0.0f, dK.data());
-            scatter_add(dK.data(), kr, p.ck, p.d, dk + g * p.Nk * p.d);
-          }
+          tile::backward_qk(dP.data(), {Q.data(), p.d}, {K.data(), p.d}, p.cq, p.ck, p.d, scale,
+                            {dq ? dQ.data() : nullptr, p.d, 0.0f}, {dk ? dK.data() : nullptr, p.d, 0.0f});
+          if (dq) scatter_add(dQ.data(), qr, p.cq, p.d, dq + g * p.Nq * p.d);
+          if (dk) scatter_add(dK.data(), kr, p.ck, p.d, dk + g * p.Nk * p.d);
         }
     }
   });

@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "attention/tile.h"
 #include "autograd/internal.h"
 
 namespace az {
@@ -201,30 +202,13 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
   if (dropout_p < 0 || dropout_p >= 1) fail("softmax_attention: dropout must be in [0,1), got " + std::to_string(dropout_p));
   if (causal && M != N) fail("softmax_attention: causal needs as many keys as queries, got " + shp(q) + " and " + shp(k));
   const int64_t R = 128;  // rows per chunk: the scratch is R x M
-  const float ninf = -std::numeric_limits<float>::infinity();
-  // The dropout factor of entry (g, i, j): 0 or 1/(1-p), from one draw and a counter-based hash, as dropout().
-  const bool drop = training && dropout_p > 0;
-  const uint64_t key = drop ? rng.next_u64() : 0, thresh = uint64_t(double(dropout_p) * 18446744073709551615.0);
-  const uint64_t base = drop && q.dim() > 2 ? mask_counter_base(q.size(0), G * N * M) : 0;  // data parallelism (tensor.h)
-  const float dscale = drop ? 1.0f / (1.0f - dropout_p) : 1.0f;
-  auto factor = [=](int64_t g, int64_t i, int64_t j) {
-    return !drop ? 1.0f : hash64(key ^ (base + uint64_t((g * N + i) * M + j)) * 0x9e3779b97f4a7c15ULL) < thresh ? 0.0f : dscale;
-  };
-  // Keys row i may see: j < end(i); then the padding.
-  auto end = [=](int64_t i) { return causal ? i + 1 : M; };
-  // Row i of scores -> softmax weights given its log-sum-exp (excluded keys and empty rows -> 0).
-  // (keep: 1 at the keys not padded, so the loops run without branches and vectorise)
-  auto weights = [=](int64_t i, float* row, float l, const float* keep) {
-    int64_t e = l == ninf ? 0 : end(i);
-    vec::exp_keep_sum(row, row, keep, l, e);
-    std::fill(row + e, row + M, 0.0f);
-  };
-  // keep[j] = 0 for padded keys of problem g, else 1
-  auto keep_of = [=](int64_t g, std::vector<float>& keep) {
-    const float* P = pad_rows(key_pad, g, G, M);
-    keep.assign(size_t(M), 1.0f);
-    if (P)
-      for (int64_t j = 0; j < M; ++j) keep[size_t(j)] = P[j] != 0 ? 0.0f : 1.0f;
+  // Dropout entry (g, i, j) is number (g N + i) M + j, as dropout() numbers the [..,N,M] weights.
+  const tile::Dropout drop = tile::Dropout::draw(dropout_p, training, rng, q.dim() > 2 ? q.size(0) : 0, G * N * M);
+  // The rows and columns that meet: every key but the padded ones (pad[j] = 1), and (causal) j <= i.
+  auto score_rows = [=](const float* Q, const float* K, const float* pad, int64_t r0, int64_t rows, float* S) {
+    tile::scores({Q, d}, {K, d}, rows, M, d, scale, S);
+    tile::mask_columns(S, rows, M, pad);
+    if (causal) tile::mask_causal(S, rows, M, r0, 0);
   };
   Shape os = v.shape();
   os[os.size() - 2] = N;
@@ -233,34 +217,19 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
   const float *Q = q.data(), *K = k.data(), *V = v.data();
   float *O = out.data(), *L = lse.data();
   for_groups(G, N * M * d, [&](int64_t g) {
-    std::vector<float> S(size_t(R * M)), keep;
-    keep_of(g, keep);
-    const float* kp = keep.data();
+    std::vector<float> S(size_t(R * M));
+    const float* pad = pad_rows(key_pad, g, G, M);
     for (int64_t r0 = 0; r0 < N; r0 += R) {
       int64_t rows = std::min(R, N - r0);
-      gemm(false, true, rows, M, d, Q + (g * N + r0) * d, K + g * M * d, 0.0f, S.data(), scale);
-      for (int64_t i = 0; i < rows; ++i) {
-        float* row = &S[size_t(i * M)];
-        int64_t e = end(r0 + i);
-        float mx = vec::keep_max(row, kp, e);
-        std::fill(row + e, row + M, 0.0f);
-        if (mx == ninf) {  // every key excluded: zero weights
-          std::fill(row, row + e, 0.0f);
-          L[g * N + r0 + i] = ninf;
-          continue;
-        }
-        float z = vec::exp_keep_sum(row, row, kp, mx, e);
-        L[g * N + r0 + i] = mx + std::log(z);
-        vec::scale(row, 1.0f / z, e);
-        if (drop)
-          for (int64_t j = 0; j < M; ++j) row[j] *= factor(g, r0 + i, j);
-      }
-      gemm(false, false, rows, dv, M, S.data(), V + g * M * dv, 0.0f, O + (g * N + r0) * dv);
+      score_rows(Q + (g * N + r0) * d, K + g * M * d, pad, r0, rows, S.data());
+      tile::softmax_rows(S.data(), rows, M, L + g * N + r0);
+      if (drop.on) drop.apply(S.data(), S.data(), rows, M, uint64_t((g * N + r0) * M), M);
+      tile::gemm(false, false, rows, dv, M, 1.0f, S.data(), M, V + g * M * dv, dv, 0.0f, O + (g * N + r0) * dv, dv);
     }
   });
   if (needs_grad({&q, &k, &v}))
     attach(out, "softmax_attention", {q, k, v},
-           [q, k, v, lse, weights, keep_of, factor, drop, N, M, d, dv, G, R, scale](const Tensor& out) {
+           [q, k, v, key_pad, lse, score_rows, drop, N, M, d, dv, G, R, scale](const Tensor& out) {
              const float *Q = q.data(), *K = k.data(), *V = v.data(), *O = out.data(), *dO = out.grad_data(),
                          *L = lse.data();
              float* dQ = q.requires_grad() ? q.grad_data() : nullptr;
@@ -269,29 +238,20 @@ Tensor softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, cons
              // dV, dP, dQ, dK as model FLOPs (the recomputed q k^T is not counted, as flash does)
              count_matmul_flops(2.0 * double(G) * double(N) * double(M) * double(2 * d + 2 * dv));
              for_groups(G, N * M * d, [&](int64_t g) {
-               std::vector<float> S(size_t(R * M)), F(drop ? size_t(R * M) : 0), dS(size_t(R * M)), keep;
-               keep_of(g, keep);
+               std::vector<float> S(size_t(R * M)), dS(size_t(R * M)), Pd(drop.on ? size_t(R * M) : 0), D(static_cast<size_t>(R));
+               const float* pad = pad_rows(key_pad, g, G, M);
                for (int64_t r0 = 0; r0 < N; r0 += R) {
                  int64_t rows = std::min(R, N - r0);
                  const float *Qc = Q + (g * N + r0) * d, *dOc = dO + (g * N + r0) * dv;
-                 gemm(false, true, rows, M, d, Qc, K + g * M * d, 0.0f, S.data(), scale);
-                 for (int64_t i = 0; i < rows; ++i) weights(r0 + i, &S[size_t(i * M)], L[g * N + r0 + i], keep.data());  // S <- P
-                 if (drop) {  // F <- dropout factors; dS <- the dropped weights, for dV
-                   for (int64_t i = 0; i < rows; ++i)
-                     for (int64_t j = 0; j < M; ++j) F[size_t(i * M + j)] = factor(g, r0 + i, j);
-                   for (int64_t t = 0; t < rows * M; ++t) dS[size_t(t)] = S[size_t(t)] * F[size_t(t)];
-                 }
-                 if (dV) gemm(true, false, M, dv, rows, drop ? dS.data() : S.data(), dOc, 1.0f, dV + g * M * dv);
+                 score_rows(Qc, K + g * M * d, pad, r0, rows, S.data());
+                 tile::probs_from_lse(S.data(), rows, M, L + g * N + r0);  // S <- P
+                 tile::row_dots({dOc, dv}, {O + (g * N + r0) * dv, dv}, rows, dv, D.data());
+                 tile::backward_scores(S.data(), {dOc, dv}, {V + g * M * dv, dv}, rows, M, dv, D.data(), nullptr, drop,
+                                       uint64_t((g * N + r0) * M), M, {dV ? dV + g * M * dv : nullptr, dv, 1.0f},
+                                       dQ || dK ? dS.data() : nullptr, Pd.data());
                  if (!dQ && !dK) continue;
-                 gemm(false, true, rows, M, dv, dOc, V + g * M * dv, 0.0f, dS.data());  // gradient of the dropped weights
-                 if (drop)
-                   for (int64_t t = 0; t < rows * M; ++t) dS[size_t(t)] *= F[size_t(t)];
-                 for (int64_t i = 0; i < rows; ++i) {
-                   const float *oi = O + (g * N + r0 + i) * dv, *gi = dOc + i * dv;
-                   vec::mul_shift(&dS[size_t(i * M)], &S[size_t(i * M)], vec::dot(gi, oi, dv), M);
-                 }
-                 if (dQ) gemm(false, false, rows, d, M, dS.data(), K + g * M * d, 1.0f, dQ + (g * N + r0) * d, scale);
-                 if (dK) gemm(true, false, M, d, rows, dS.data(), Qc, 1.0f, dK + g * M * d, scale);
+                 tile::backward_qk(dS.data(), {Qc, d}, {K + g * M * d, d}, rows, M, d, scale,
+                                   {dQ ? dQ + (g * N + r0) * d : nullptr, d, 1.0f}, {dK ? dK + g * M * d : nullptr, d, 1.0f});
                }
              });
            });
@@ -377,8 +337,8 @@ Tensor favor_features(const Tensor& u, const Tensor& x, float s, bool is_query, 
         off = un[j];
         (*arg)[size_t(g * N + n)] = (g * N + n) * m + j;
       }
-#pragma omp simd
-      for (int64_t j = 0; j < m; ++j) yn[j] = r * fast_exp(un[j] - off);
+      vec::exp_sum(yn, un, off, m);  // yn = exp(un - off), then times r
+      vec::scale(yn, r, m);
     }
   });
   if (needs_grad({&u, &x}))
@@ -473,9 +433,11 @@ Tensor elu1_features(const Tensor& x, const Tensor& key_pad) {
     for (int64_t n = 0; n < N; ++n) {
       const float* xn = X + (g * N + n) * d;
       float* yn = Y + (g * N + n) * d;
-      float keep = P && P[n] != 0 ? 0.0f : 1.0f;
-#pragma omp simd
-      for (int64_t t = 0; t < d; ++t) yn[t] = keep * (xn[t] > 0 ? xn[t] + 1.0f : fast_exp(xn[t]));
+      bool padded = P && P[n] != 0;  // padded keys get no features
+      if (padded)
+        std::fill(yn, yn + d, 0.0f);
+      else
+        vec::elu1(xn, yn, d);
     }
   });
   if (needs_grad({&x}))
@@ -513,8 +475,7 @@ Tensor softmax_positions(const Tensor& x, const Tensor& key_pad) {
         std::fill(Yg + n * d, Yg + (n + 1) * d, 0.0f);
         continue;
       }
-#pragma omp simd
-      for (int64_t t = 0; t < d; ++t) z[size_t(t)] += (Yg[n * d + t] = fast_exp(Xg[n * d + t] - mx[size_t(t)]));
+      vec::exp_shift_acc(Yg + n * d, Xg + n * d, mx.data(), z.data(), d);
     }
     for (int64_t t = 0; t < d; ++t) z[size_t(t)] = z[size_t(t)] > 0 ? 1.0f / z[size_t(t)] : 0.0f;
     for (int64_t n = 0; n < N; ++n)

@@ -11,8 +11,15 @@
 
 namespace az {
 
-// Below this many elements a loop is not worth waking a second thread for.
-constexpr int64_t kParallelMin = 1 << 15;
+// Below this many elements a loop is not worth waking a second thread for, and products of at
+// most kGemmThreadMin multiply-adds (M N K) run on one thread.  Measured on the 2-core Sapphire
+// Rapids (2026-12-01, best of 60 while other jobs ran): add and GELU gain from a second thread
+// from 2^18 elements on (add of 2^18: 116 -> 40 us, below it no gain); an sgemm of
+// 2^25-2^27 multiply-adds ([1024-4096 x 128] x [128 x 256]) was never faster on two threads
+// (2048 rows: 1.6 ms on one, 6.3 ms at best on two), and every parallel region on a shared
+// machine risks waiting a time slice for its second thread.  (Was 2^15 and OpenBLAS's own choice.)
+constexpr int64_t kParallelMin = 1 << 18;
+constexpr int64_t kGemmThreadMin = int64_t(1) << 26;
 
 Shape broadcast_shape(const char* op, const Shape& a, const Shape& b);
 std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);

@@ -205,12 +205,13 @@ Tensor div(const Tensor& a, const Tensor& b) {
       [](float x, float y) { return -x / (y * y); });
 }
 
-// f(i, n) over [0, total) in pieces for the dispatched vector kernels, in parallel when large.
+// f(i, n) over [0, total) in pieces for the dispatched vector kernels, in parallel when large
+// (guided: on a shared machine a thread whose core is busy takes fewer pieces, not an equal share).
 template <class F>
 static void vec_map(int64_t total, F f) {
   constexpr int64_t kPiece = 1 << 14;
   int64_t pieces = (total + kPiece - 1) / kPiece;
-#pragma omp parallel for if (total > kParallelMin)
+#pragma omp parallel for schedule(guided) if (total > kParallelMin)
   for (int64_t p = 0; p < pieces; ++p) f(p * kPiece, std::min(kPiece, total - p * kPiece));
 }
 

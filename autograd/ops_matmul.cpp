@@ -28,8 +28,14 @@ inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float*
   if (M == 0 || N == 0) return;
 #pragma omp atomic
   g_flops += 2.0 * double(M) * double(N) * double(K);
+  // A product this small runs on one thread (outside a parallel region OpenBLAS would use
+  // every thread; inside one it already runs on one): see kGemmThreadMin.
+  bool serial = !omp_in_parallel() && M * N * K <= kGemmThreadMin && omp_get_max_threads() > 1;
+  int nt = serial ? omp_get_max_threads() : 0;
+  if (serial) openblas_set_num_threads(1);
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
               1.0f, A, int(ta ? M : K), B, int(tb ? K : N), beta, C, int(N));
+  if (serial) openblas_set_num_threads(nt);  // (OpenMP's thread count too, which OpenBLAS's setter also sets)
 }
 
 Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }

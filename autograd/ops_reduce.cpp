@@ -184,7 +184,7 @@ Tensor softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
   Tensor y = Tensor::empty(x.shape());
   const float* px = x.data();
   float* py = y.data();
-#pragma omp parallel for if (x.numel() > kParallelMin)
+#pragma omp parallel for schedule(guided) if (x.numel() > kParallelMin)
   for (int64_t r = 0; r < rows; ++r) {
     float* yr = py + r * n;
     float mx = masked_row(px + r * n, mr.p ? mr.row(r) : nullptr, mr.col_stride, is_bool, n, yr);
@@ -199,7 +199,7 @@ Tensor softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
       const float *py = y.data(), *g = y.grad_data();
       bool fresh;
       float* gx = grad_for_write(x, fresh);
-#pragma omp parallel for if (x.numel() > kParallelMin)
+#pragma omp parallel for schedule(guided) if (x.numel() > kParallelMin)
       for (int64_t r = 0; r < rows; ++r) {
         const float *yr = py + r * n, *gr = g + r * n;
         vec::softmax_grad(gx + r * n, yr, gr, vec::dot(gr, yr, n), n, !fresh);
@@ -299,7 +299,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
   auto stats = std::make_shared<std::vector<float>>(size_t(2 * rows));  // mean, rstd
   const float *px = x.data(), *pg = gamma.data(), *pb = beta.data();
   float* py = y.data();
-#pragma omp parallel for if (x.numel() > kParallelMin)
+#pragma omp parallel for schedule(guided) if (x.numel() > kParallelMin)
   for (int64_t r = 0; r < rows; ++r) {
     float* st = stats->data() + 2 * r;
     vec::layer_norm_row(px + r * D, pg, pb, eps, py + r * D, D, st, st + 1);
@@ -315,7 +315,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
       {
         float* pgam = part.data() + size_t(omp_get_thread_num()) * 2 * D;
         float* pbet = pgam + D;
-#pragma omp for
+#pragma omp for schedule(guided)
         for (int64_t r = 0; r < rows; ++r) {
           vec::layer_norm_grad_row(px + r * D, g + r * D, pg, (*stats)[2 * r], (*stats)[2 * r + 1],
                                    gx ? gx + r * D : nullptr, pgam, pbet, D, !fresh);

@@ -38,7 +38,9 @@ constexpr size_t kBuf = 64;  // floats: more than the widest vector
 // fast_exp (vecmath.h), lane by lane.
 HWY_INLINE V Exp(D d, V x) {
   const hn::RebindToSigned<D> di;
-  V xc = hn::Min(hn::Max(x, hn::Set(d, -87.0f)), hn::Set(d, 88.0f));  // NaN -> -87 (x86 max returns the 2nd)
+  // x86's max and min return their second operand when either is NaN: x goes second, so a NaN
+  // runs through as NaN (NaN times the scale, whatever its bits) with no compare and blend for it.
+  V xc = hn::Min(hn::Set(d, 88.0f), hn::Max(hn::Set(d, -87.0f), x));
   // n = round(xc log2 e) by adding 1.5 * 2^23 + 127: the float's low mantissa bits are
   // then n + 127 (in [1, 254] after the clamp), which shifted up by 23 are 2^n's bits.
   const V magic = hn::Set(d, 12583039.0f);
@@ -53,7 +55,10 @@ HWY_INLINE V Exp(D d, V x) {
   p = hn::MulAdd(p, r, hn::Set(d, 5.0000001201E-1f));
   V y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, 1.0f));
   V scale = hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, nb)));
-  V res = hn::IfThenElse(hn::Eq(x, x), hn::Mul(y, scale), x);
+  V res = hn::Mul(y, scale);
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128  // (portable min/max: NaN is not kept)
+  res = hn::IfThenElse(hn::Eq(x, x), res, x);
+#endif
   return hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -87.0f)), res);
 }
 
@@ -78,18 +83,17 @@ HWY_INLINE V Recip(D d, V v) {
 }
 
 // fast_gelu and fast_gelu_grad (vecmath.h).
-// u exactly as the scalar form rounds it (no fused multiply-add: exp amplifies an
-// error in u by |2u|, so both must see the same u bits).
-HWY_INLINE V GeluU(D d, V x) {
-  V kx3 = hn::Mul(hn::Mul(hn::Mul(hn::Set(d, 0.044715f), x), x), x);
-  return hn::Mul(hn::Set(d, 0.7978845608028654f), hn::Add(x, kx3));
+// -2u exactly as the scalar form rounds it (no fused multiply-add: exp amplifies an
+// error in u by |2u|, so both must see the same bits), from x^2 (which the gradient shares).
+HWY_INLINE V GeluE(D d, V x, V x2) {
+  V a = hn::Mul(x, hn::Add(hn::Mul(hn::Set(d, kGeluA3), x2), hn::Set(d, kGeluA1)));
+  return Exp(d, hn::Min(a, hn::Set(d, 80.0f)));
 }
-HWY_INLINE V GeluE(D d, V x) { return Exp(d, hn::Min(hn::Mul(hn::Set(d, -2.0f), GeluU(d, x)), hn::Set(d, 80.0f))); }
-HWY_INLINE V Gelu(D d, V x) { return hn::Mul(x, Recip(d, hn::Add(hn::Set(d, 1.0f), GeluE(d, x)))); }
+HWY_INLINE V Gelu(D d, V x) { return hn::Mul(x, Recip(d, hn::Add(hn::Set(d, 1.0f), GeluE(d, x, hn::Mul(x, x))))); }
 HWY_INLINE V GeluGrad(D d, V x) {
-  V e = GeluE(d, x);
+  V x2 = hn::Mul(x, x), e = GeluE(d, x, x2);
   V s = Recip(d, hn::Add(hn::Set(d, 1.0f), e));
-  V du = hn::Mul(hn::Set(d, 0.7978845608028654f), hn::MulAdd(hn::Set(d, 3.0f * 0.044715f), hn::Mul(x, x), hn::Set(d, 1.0f)));
+  V du = hn::Mul(hn::Set(d, 0.7978845608028654f), hn::MulAdd(hn::Set(d, 3.0f * 0.044715f), x2, hn::Set(d, 1.0f)));
   V es2 = hn::Mul(hn::Mul(e, s), s);  // e s^2 <= 1/4: no overflow where e saturates
   return hn::MulAdd(hn::Mul(hn::Mul(hn::Set(d, 2.0f), x), es2), du, s);
 }
@@ -350,6 +354,26 @@ void LayerNormGradRow(const float* x, const float* g, const float* gamma, float 
 }
 
 void ExpArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Exp); }
+// elu(x) + 1: x + 1 where x > 0, else e^x (NaN fails the test and goes through exp as NaN).
+HWY_INLINE V Elu1(D d, V x) { return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), hn::Add(x, hn::Set(d, 1.0f)), Exp(d, x)); }
+void Elu1Arr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Elu1); }
+
+void ExpShiftAcc(float* y, const float* x, const float* shift, float* acc, int64_t n64) {
+  const D d;
+  const size_t L = hn::Lanes(d), n = size_t(n64);
+  size_t i = 0;
+  for (; i + L <= n; i += L) {
+    V e = Exp(d, hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, shift + i)));
+    hn::StoreU(e, d, y + i);
+    hn::StoreU(hn::Add(hn::LoadU(d, acc + i), e), d, acc + i);
+  }
+  if (i < n) {
+    size_t k = n - i;
+    V e = Exp(d, hn::Sub(LoadTail(d, x + i, k, 0.0f), LoadTail(d, shift + i, k, 0.0f)));
+    StoreTail(d, e, y + i, k);
+    StoreTail(d, hn::Add(LoadTail(d, acc + i, k, 0.0f), e), acc + i, k);
+  }
+}
 void TanhArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Tanh); }
 void GeluArr(const float* x, float* y, int64_t n) { Map(x, y, size_t(n), Gelu); }
 
@@ -396,6 +420,8 @@ HWY_EXPORT(LayerNormRow);
 HWY_EXPORT(LayerNormGradRow);
 HWY_EXPORT(ExpArr);
 HWY_EXPORT(TanhArr);
+HWY_EXPORT(Elu1Arr);
+HWY_EXPORT(ExpShiftAcc);
 HWY_EXPORT(GeluArr);
 HWY_EXPORT(GeluGradArr);
 HWY_EXPORT(Target);
@@ -463,6 +489,10 @@ void layer_norm_grad_row(const float* x, const float* g, const float* gamma, flo
 }
 void exp(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArr)(x, y, n); }
 void tanh(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhArr)(x, y, n); }
+void elu1(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(Elu1Arr)(x, y, n); }
+void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ExpShiftAcc)(y, x, shift, acc, n);
+}
 void gelu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArr)(x, y, n); }
 void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add) {
   HWY_DYNAMIC_DISPATCH(GeluGradArr)(x, g, gx, n, add);
@@ -549,6 +579,12 @@ void exp(const float* x, float* y, int64_t n) {
 }
 void tanh(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_tanh(x[i]);
+}
+void elu1(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] + 1.0f : fast_exp(x[i]);
+}
+void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += (y[i] = fast_exp(x[i] - shift[i]));
 }
 void gelu(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_gelu(x[i]);

@@ -62,9 +62,10 @@ inline float fast_tanh(float u) {
 // dy/dx = s + x s(1-s) 2u' = s + 2 x e s^2 c (1 + 3 * 0.044715 x^2).
 // -2u is capped at 80 (x < -5.3) so that s stays a normal float for the
 // vector code's reciprocal: there |y| < 1e-33 where the exact one is smaller still.
+// -2u = x (a1 + a3 x^2): two multiplies and an add (vecmath.cpp rounds it the same way).
+constexpr float kGeluA1 = -2.0f * 0.7978845608028654f, kGeluA3 = -2.0f * 0.7978845608028654f * 0.044715f;
 inline float gelu_e(float x) {
-  float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);  // (vecmath.cpp rounds u the same way)
-  float a = -2.0f * u;
+  float a = x * (kGeluA3 * (x * x) + kGeluA1);
   return fast_exp(a < 80.0f ? a : 80.0f);  // (a NaN x gives 80 here and NaN in y through x)
 }
 inline float fast_gelu(float x) { return x * (1.0f / (1.0f + gelu_e(x))); }
@@ -110,6 +111,9 @@ void layer_norm_grad_row(const float* x, const float* g, const float* gamma, flo
                          float* dgamma, float* dbeta, int64_t D, bool add = true);
 void exp(const float* x, float* y, int64_t n);
 void tanh(const float* x, float* y, int64_t n);
+void elu1(const float* x, float* y, int64_t n);  // elu(x) + 1: x + 1 (x > 0) or e^x
+// y = exp(x - shift) with a shift per entry, acc += y: a softmax down columns (rows of x in turn).
+void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
 void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add = true);  // gx += g gelu'(x)
 
@@ -131,6 +135,8 @@ void layer_norm_grad_row(const float* x, const float* g, const float* gamma, flo
                          float* dgamma, float* dbeta, int64_t D, bool add = true);
 void exp(const float* x, float* y, int64_t n);
 void tanh(const float* x, float* y, int64_t n);
+void elu1(const float* x, float* y, int64_t n);
+void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
 void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add = true);
 }  // namespace ref

@@ -5,14 +5,18 @@
 // relative; sums (whose order differs between lane counts) to 1e-6 of the sum
 // of the terms' magnitudes.  Then the ops that call them (softmax, layer norm,
 // GELU) against plain definitions on the AVX2 path as well as the best.
+#include <cblas.h>
 #include <doctest/doctest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "autograd/ops.h"
 #include "autograd/vecmath.h"
+#include "attention/kernel_util.h"
 
 using namespace az;
 
@@ -109,6 +113,15 @@ void check_all_kernels() {
     check_rel(a, b, "exp wide");
     vec::tanh(x.data(), a.data(), n), vec::ref::tanh(x.data(), b.data(), n);
     check_rel(a, b, "tanh");
+    vec::elu1(big.data(), a.data(), n), vec::ref::elu1(big.data(), b.data(), n);
+    check_rel(a, b, "elu1");
+    {  // per-entry shifts and a running column sum
+      std::vector<float> acc1 = g, acc2 = g;
+      vec::exp_shift_acc(a.data(), x.data(), m.data(), acc1.data(), n);
+      vec::ref::exp_shift_acc(b.data(), x.data(), m.data(), acc2.data(), n);
+      check_rel(a, b, "exp_shift_acc");
+      check_rel(acc1, acc2, "exp_shift_acc sum");
+    }
     auto near0 = data(n, -1, 1, 8 + n, true);
     vec::tanh(near0.data(), a.data(), n), vec::ref::tanh(near0.data(), b.data(), n);
     check_rel(a, b, "tanh near 0");
@@ -244,4 +257,79 @@ TEST_CASE("softmax, layer norm, GELU, sigmoid and ELU ops give the same values a
     }
   }
   vec::restrict_to(0);
+}
+
+// The feature maps of attention/kernel_util.cpp (FAVOR+, elu + 1, softmax over positions) run
+// their exps through the vector kernels; here each equals the scalar loop it replaced.
+TEST_CASE("favor, elu + 1 and softmax over positions equal their former scalar loops on every target") {
+  Rng rng(11);
+  const int64_t B = 2, H = 2, N = 7, m = 37, d = 5;
+  Tensor u = Tensor::uniform({B, H, N, m}, -6, 3, rng), x = Tensor::uniform({B, H, N, d}, -1, 1, rng);
+  Tensor pad = Tensor::zeros({B, N});
+  pad.data()[N - 1] = pad.data()[N - 3] = pad.data()[N + 2] = 1.0f;  // padded keys in both examples
+  const float s = 0.7f, r = 1.0f / std::sqrt(float(m));
+  const float* U = u.data();
+  for (int64_t t : vec::targets()) {
+    vec::restrict_to(t);
+    INFO("target " << vec::target_name(t));
+    // queries, stabilised: r exp(u - max(u)) per row
+    Tensor fq = favor_features(u, x, s, true, Tensor());
+    for (int64_t row = 0; row < B * H * N; ++row) {
+      float mx = *std::max_element(U + row * m, U + (row + 1) * m);
+      for (int64_t j = 0; j < m; ++j)
+        CHECK(fq.data()[row * m + j] == doctest::Approx(r * fast_exp(U[row * m + j] - mx)).epsilon(1e-6));
+    }
+    // keys, constant shift: r exp(u - s^2 |x|^2 / 2 - shift), padded rows 0
+    Tensor fk = favor_features(u, x, s, false, pad, false, 0.3f);
+    for (int64_t row = 0; row < B * H * N; ++row) {
+      float h = 0;
+      for (int64_t k = 0; k < d; ++k) h += x.data()[row * d + k] * x.data()[row * d + k];
+      bool padded = pad.data()[(row / (H * N)) * N + row % N] != 0;
+      for (int64_t j = 0; j < m; ++j) {
+        float want = padded ? 0.0f : r * fast_exp(U[row * m + j] - (0.5f * s * s * h + 0.3f));
+        CHECK(fk.data()[row * m + j] == doctest::Approx(want).epsilon(1e-6));
+      }
+    }
+    Tensor e = elu1_features(u, pad);
+    for (int64_t i = 0; i < u.numel(); ++i) {
+      int64_t row = i / m;
+      bool padded = pad.data()[(row / (H * N)) * N + row % N] != 0;
+      float want = padded ? 0.0f : (U[i] > 0 ? U[i] + 1.0f : fast_exp(U[i]));
+      CHECK(e.data()[i] == doctest::Approx(want).epsilon(1e-6));
+    }
+    Tensor sp = softmax_positions(u, pad);  // per (example, head, column): over the real positions
+    for (int64_t g = 0; g < B * H; ++g)
+      for (int64_t j = 0; j < m; ++j) {
+        const float* P = pad.data() + (g / H) * N;
+        float mx = -kInf, z = 0;
+        for (int64_t n = 0; n < N; ++n)
+          if (P[n] == 0) mx = std::max(mx, U[(g * N + n) * m + j]);
+        for (int64_t n = 0; n < N; ++n)
+          if (P[n] == 0) z += fast_exp(U[(g * N + n) * m + j] - mx);
+        for (int64_t n = 0; n < N; ++n) {
+          float want = P[n] == 0 ? fast_exp(U[(g * N + n) * m + j] - mx) / z : 0.0f;
+          CHECK(sp.data()[(g * N + n) * m + j] == doctest::Approx(want).epsilon(1e-6));
+        }
+      }
+  }
+  vec::restrict_to(0);
+}
+
+// autograd/ops_matmul.cpp runs products of at most kGemmThreadMin multiply-adds on one thread
+// by lowering OpenBLAS's thread count for the call (its setter also sets OpenMP's): both
+// counts must come back, or every later parallel loop would run on one thread.
+TEST_CASE("a small matmul runs single-threaded and leaves the OpenMP and OpenBLAS thread counts as they were") {
+  int before = omp_get_max_threads();
+  omp_set_num_threads(2);
+  openblas_set_num_threads(2);
+  Rng rng(3);
+  Tensor a = Tensor::uniform({64, 32}, -1, 1, rng), b = Tensor::uniform({32, 48}, -1, 1, rng);
+  Tensor c = matmul(a, b);
+  CHECK(omp_get_max_threads() == 2);
+  CHECK(openblas_get_num_threads() == 2);
+  double want = 0;
+  for (int64_t k = 0; k < 32; ++k) want += double(a.data()[5 * 32 + k]) * b.data()[k * 48 + 7];
+  CHECK(c.data()[5 * 48 + 7] == doctest::Approx(want).epsilon(1e-5));
+  omp_set_num_threads(before);
+  openblas_set_num_threads(before);
 }
