@@ -53,7 +53,8 @@ std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConf
     fail("--heads " + std::to_string(cfg.heads) + " must be positive and divide --dim " + std::to_string(cfg.dim));
   if (cfg.max_len <= 0) fail("--seq-len must be positive, got " + std::to_string(cfg.max_len));
   if (cfg.dropout < 0 || cfg.dropout >= 1) fail("attention dropout must be in [0,1), got " + num(cfg.dropout));
-  if (cfg.causal && !info.causal_ok) fail("model '" + name + "' has no causal form");
+  if (cfg.causal && !info.causal_ok)
+    fail("model '" + name + "' has no causal form" + (info.why_not_causal.empty() ? "" : " (" + info.why_not_causal + ")"));
   std::vector<std::string> valid;
   for (auto& k : info.knobs) valid.push_back("--" + flag_of(k.name));
   for (auto& [k, v] : cfg.knobs) {

@@ -69,6 +69,7 @@ struct AttentionInfo {
   AttentionFactory make;
   bool causal_ok = false;  // supports cfg.causal
   std::string family;      // "dense", "fixed", "learned", "low-rank/kernel", "attention-free"
+  std::string why_not_causal = {};  // without a causal form: why, in a few words (for the refusal)
 };
 
 struct RegisterAttention {

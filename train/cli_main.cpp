@@ -229,8 +229,8 @@ int cmd_train(const std::vector<std::string>& args) {
     return 0;
   }
   if (task.metric == "bits_per_byte")
-    std::printf("test bits per byte %.4f, best validation %.4f at step %lld, %.1f s of training\n",
-                r.test_loss / std::log(2.0), -r.best_val, (long long)r.best_step, r.seconds);
+    std::printf("test bits per byte %.4f%s, best validation %.4f at step %lld, %.1f s of training\n",
+                r.test_loss / std::log(2.0), t.data().note_test.c_str(), -r.best_val, (long long)r.best_step, r.seconds);
   else
     std::printf("test accuracy %.4f (majority class %.4f), best validation %.4f at step %lld, %.1f s of training\n",
                 r.test_accuracy, r.majority_rate, r.best_val, (long long)r.best_step, r.seconds);
