@@ -1,6 +1,8 @@
 // The registry and the Attention defaults.
 #include "attention/attention.h"
 
+#include "attention/decode.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -86,6 +88,8 @@ Pattern Attention::pattern(const Tensor& x, const Tensor&) {
   p.legend = {"dense"};
   return p;
 }
+
+std::unique_ptr<DecodeState> Attention::decoder() { return nullptr; }  // generation re-runs the prefix
 
 Tensor Attention::attention_weights(const Tensor&, const Tensor&) {
   fail("this model has no attention matrix to show");

@@ -32,6 +32,7 @@ const char* kUsage =
     "  train    train a model on a task            attnzoo train --task listops --model full\n"
     "  eval     evaluate a checkpoint              attnzoo eval --ckpt runs/listops-full/best.ckpt\n"
     "  predict  classes of new inputs              attnzoo predict --ckpt runs/listops-full/best.ckpt '[MAX 2 9 ]'\n"
+    "  generate text from a language model      attnzoo generate --ckpt runs/lm-full/best.ckpt --prompt 'The '\n"
     "  data     generate or prepare a data set     attnzoo data listops|text|pathfinder|fashion-mnist --out DIR\n"
     "  bench    speed and memory of one config     attnzoo bench --model local --seq-len 4096\n"
     "  pattern  picture of the entries computed    attnzoo pattern --model bigbird --seq-len 64 --out p.png\n"
@@ -347,9 +348,10 @@ int cli_main(int argc, char** argv) {
     if (cmd == "export") return cmd_export(args);
     if (cmd == "predict") return cmd_predict(args);
     if (cmd == "import") return cmd_import(args);
+    if (cmd == "generate") return cmd_generate(args);
     std::vector<std::string> commands = {"train", "eval", "data", "bench", "pattern", "attnmap", "lra", "plot", "docs",
-                                         "export", "import", "predict", "models"};
-    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, predict, data, bench, pattern, attnmap, lra, plot, docs, export, import, models)\n",
+                                         "export", "import", "predict", "models", "generate"};
+    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, predict, data, bench, pattern, attnmap, lra, plot, docs, export, import, models, generate)\n",
                  cmd.c_str(), did_you_mean(cmd, commands).c_str());
     return 2;
   } catch (const std::exception& e) {

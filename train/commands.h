@@ -25,5 +25,7 @@ int cmd_import(const std::vector<std::string>& args);
 
 // attnzoo predict --ckpt CKPT INPUT ...: top classes for new inputs (train/predict.cpp).
 int cmd_predict(const std::vector<std::string>& args);
+// attnzoo generate --ckpt CKPT --prompt TEXT: bytes sampled from a language model (train/generate.cpp).
+int cmd_generate(const std::vector<std::string>& args);
 
 }  // namespace az
