@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sys/wait.h>
 
 #include "data/lm_corpus.h"
 #include "data/ngram.h"
@@ -311,4 +312,90 @@ TEST_CASE("Utf8Printer: valid UTF-8 as is; invalid bytes and control codes as U+
   CHECK(print("\xED\xA0\x80") == bad + bad + bad);  // a surrogate
   CHECK(print("x\x1b[2J") == "x" + bad + "[2J");    // no terminal escapes
   CHECK(print("\xE2\x82") == bad);                  // cut at the end
+}
+
+// ---- the program: train --task lm, generate, bench-generate ----------------------------------
+namespace {
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+Run run_program(const std::string& args, const TempDir& dir) {
+  const char* bin = std::getenv("ATTNZOO_BIN");
+  std::string err_file = dir / "stderr.txt";
+  std::string cmd = "timeout -k 5 120 " + std::string(bin ? bin : "build/attnzoo") + " " + args + " 2>" + err_file;
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream in(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return r;
+}
+}  // namespace
+
+TEST_CASE("attnzoo train --task lm, then generate: baselines beside the result, the task's defaults, a seed repeats") {
+  TempDir dir("az_lm_cli");
+  {
+    std::ofstream f(dir / "text.txt");
+    Rng r(3);
+    const char* words[] = {"the ", "cat ", "sat ", "on ", "a ", "mat ", "and ", "ran.\n"};
+    for (int i = 0; i < 2500; ++i) f << words[r.randint(8)];
+  }
+  std::string run = dir / "run";
+  Run t = run_program("train --task lm --data " + (dir / "text.txt") + " --steps 4 --batch 4 --eval-every 2 --eval-limit 8 "
+                      "--dim 32 --heads 2 --layers 1 --seq-len 32 --quiet --out " + run, dir);
+  INFO(t.err);
+  REQUIRE(t.status == 0);
+  CHECK(contains(t.out, "test bits per byte"));
+  CHECK(contains(t.out, "-gram "));  // the n-gram beside the result
+  CHECK(contains(t.err, "validation bits per byte"));
+  CHECK(contains(t.err, "lm: baselines fit on train"));
+  std::ifstream cfg(run + "/config.json");
+  std::string config((std::istreambuf_iterator<char>(cfg)), std::istreambuf_iterator<char>());
+  CHECK(contains(config, "\"dim\":\"32\""));      // given: kept
+  CHECK(contains(config, "\"dropout\":\"0\""));   // not given: the task's default
+  CHECK(contains(config, "\"causal\":\"1\""));    // implied by the task
+  CHECK(contains(config, "\"ffn\":\"256\""));
+
+  std::string gen = "generate --ckpt " + run + "/best.ckpt --prompt 'The c' --tokens 40 --top-k 20 --seed 3";
+  Run a = run_program(gen, dir), b = run_program(gen, dir), c = run_program(gen + "1", dir);
+  INFO(a.err);
+  REQUIRE(a.status == 0);
+  CHECK(a.out.rfind("The c", 0) == 0);
+  CHECK(a.out == b.out);
+  CHECK(a.out != c.out);
+  CHECK(contains(a.err, "tokens/s"));
+  CHECK(contains(a.err, "KV cache"));
+  Run lng = run_program("generate --ckpt " + run + "/best.ckpt --prompt '" + std::string(33, 'x') + "'", dir);
+  CHECK(lng.status == 2);
+  CHECK(contains(lng.err, "the prompt has 33 bytes, more than the model's context of 32"));
+  Run bad = run_program("generate --ckpt " + run + "/best.ckpt --prompt x --temperature -1", dir);
+  CHECK(contains(bad.err, "--temperature must be in 0..100"));
+  Run lin = run_program("train --task lm --model linformer --out " + (dir / "x"), dir);
+  CHECK(lin.status == 2);
+  CHECK(contains(lin.err, "'linformer' has no causal form ("));
+}
+
+TEST_CASE("attnzoo bench-generate: a row per model, its record and chart") {
+  TempDir dir("az_lm_bench");
+  Run r = run_program("bench-generate --models full,linear,synthesizer --contexts 64,256 --tokens 4 --rerun-max 64 "
+                      "--dim 16 --heads 2 --layers 1 --ffn 16 --out " + (dir / "out"), dir);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "| full | KV cache |"));
+  CHECK(contains(r.out, "| linear | recurrent state |"));
+  CHECK(contains(r.out, "| synthesizer | re-runs the prefix for each token |"));
+  CHECK(contains(r.out, "linear generates"));
+  std::vector<std::string> lines;
+  std::ifstream js(dir / "out/bench_generate.jsonl");
+  for (std::string l; std::getline(js, l);) lines.push_back(l);
+  CHECK(lines.size() == 5);  // full and linear at both contexts, synthesizer at 64 only (it re-runs the prefix)
+  CHECK(std::filesystem::exists(dir / "out/bench_generate.png"));
+  Run bad = run_program("bench-generate --models linformer", dir);
+  CHECK(contains(bad.err, "has no causal form ("));
 }

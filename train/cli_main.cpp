@@ -35,6 +35,7 @@ const char* kUsage =
     "  generate text from a language model      attnzoo generate --ckpt runs/lm-full/best.ckpt --prompt 'The '\n"
     "  data     generate or prepare a data set     attnzoo data listops|text|pathfinder|fashion-mnist --out DIR\n"
     "  bench    speed and memory of one config     attnzoo bench --model local --seq-len 4096\n"
+    "  bench-generate  generation tokens/s and memory against context, per causal model\n"
     "  pattern  picture of the entries computed    attnzoo pattern --model bigbird --seq-len 64 --out p.png\n"
     "  attnmap  a trained model's attention        attnzoo attnmap --ckpt runs/listops-full/best.ckpt --index 0\n"
     "  lra      every model on every task (LRA)    attnzoo lra --preset quick --out runs/lra-quick\n"
@@ -150,6 +151,11 @@ std::string train_help() {
   for (auto& t : task_names()) {
     const TaskInfo& i = task_info(t);
     h += "  " + t + ": " + i.summary + " [" + i.head + " head, " + i.metric + "]\n";
+    if (!i.flag_defaults.empty()) {
+      h += "    its defaults:";
+      for (auto& [flag, value] : i.flag_defaults) h += " --" + flag + " " + value;
+      h += "\n";
+    }
     for (auto& o : i.options) {
       std::string range = !o.choices.empty() ? "" : o.kind == TaskOption::kText ? "TEXT" : "N";
       for (auto& c : o.choices) range += (range.empty() ? "" : "|") + (c.empty() ? std::string("(none)") : c);
@@ -159,8 +165,9 @@ std::string train_help() {
   return h;
 }
 
-int cmd_train(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::printf("%s", train_help().c_str()), 0;
+int cmd_train(const std::vector<std::string>& given_args) {
+  if (wants_help(given_args)) return std::printf("%s", train_help().c_str()), 0;
+  std::vector<std::string> args = given_args;
   std::set<std::string> valued = {"task",   "data",     "steps",      "batch",     "lr",         "weight-decay",
                                   "clip",   "beta1",    "beta2",      "eps",       "optimizer",  "schedule",
                                   "warmup", "eval-every", "log-every", "eval-limit", "seed",      "out",
@@ -170,6 +177,9 @@ int cmd_train(const std::vector<std::string>& args) {
   TrainConfig tc;
   tc.task = Flags::peek(args, "task", tc.task);
   const TaskInfo& task = task_info(tc.task);
+  if (Flags::peek(args, "resume", "").empty())  // the task's own defaults, where no flag is given
+    for (auto& [flag, value] : task.flag_defaults)
+      if (Flags::peek(args, flag, "\x01") == "\x01") args.push_back("--" + flag), args.push_back(value);
   std::set<std::string> task_flags;
   for (auto& o : task.options) task_flags.insert(o.name);
   std::set<std::string> all = valued, switches = {"profile", "quiet", "causal", "detect-anomaly", "force"};
@@ -349,9 +359,10 @@ int cli_main(int argc, char** argv) {
     if (cmd == "predict") return cmd_predict(args);
     if (cmd == "import") return cmd_import(args);
     if (cmd == "generate") return cmd_generate(args);
+    if (cmd == "bench-generate") return cmd_bench_generate(args);
     std::vector<std::string> commands = {"train", "eval", "data", "bench", "pattern", "attnmap", "lra", "plot", "docs",
-                                         "export", "import", "predict", "models", "generate"};
-    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, predict, data, bench, pattern, attnmap, lra, plot, docs, export, import, models, generate)\n",
+                                         "export", "import", "predict", "models", "generate", "bench-generate"};
+    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, predict, data, bench, pattern, attnmap, lra, plot, docs, export, import, models, generate, bench-generate)\n",
                  cmd.c_str(), did_you_mean(cmd, commands).c_str());
     return 2;
   } catch (const std::exception& e) {

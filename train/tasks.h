@@ -94,6 +94,9 @@ struct TaskInfo {
   std::string head = "sequence", metric = "accuracy";
   // The model must be causal (lm): load_task sets --causal, and refuses a model without a causal form.
   bool causal = false;
+  // Train and model flags this task sets where the command line gives none (not on --resume):
+  // e.g. lm's {"dim": "128", "lr": "3e-3"}.
+  std::map<std::string, std::string> flag_defaults;
   // The default --steps (2000 unless the task's examples are long).
   std::function<int64_t(const TaskContext&)> default_steps;
   TaskLra lra;
