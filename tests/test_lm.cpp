@@ -371,6 +371,9 @@ TEST_CASE("attnzoo train --task lm, then generate: baselines beside the result, 
   CHECK(a.out != c.out);
   CHECK(contains(a.err, "tokens/s"));
   CHECK(contains(a.err, "KV cache"));
+  CHECK(contains(a.err, "the context of 32 bytes is full; continuing from its last 16 bytes"));  // 5 + 40 > 32
+  Run ev = run_program("eval --ckpt " + run + "/best.ckpt", dir);
+  CHECK(contains(ev.out, "test bits per byte "));
   Run lng = run_program("generate --ckpt " + run + "/best.ckpt --prompt '" + std::string(33, 'x') + "'", dir);
   CHECK(lng.status == 2);
   CHECK(contains(lng.err, "the prompt has 33 bytes, more than the model's context of 32"));

@@ -257,6 +257,9 @@ int cmd_eval(const std::vector<std::string>& args) {
   if (!f.has("ckpt")) fail("eval: --ckpt CKPT is required");
   std::string split = f.str("split", "test");
   EvalResult r = evaluate_checkpoint(f.str("ckpt", ""), split, f.str("data", ""));
+  if (task_info(TrainConfig::from_map(load_checkpoint(f.str("ckpt", "")).train_config).task).metric == "bits_per_byte")
+    return std::printf("%s bits per byte %.4f over %lld predicted bytes\n", split.c_str(), r.loss / std::log(2.0),
+                       (long long)r.examples), 0;
   std::printf("%s accuracy %.4f, loss %.4f over %lld examples\n", split.c_str(), r.accuracy, r.loss,
               (long long)r.examples);
   return 0;
