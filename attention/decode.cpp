@@ -9,12 +9,19 @@
 namespace az {
 namespace {
 
-// The KV cache, a ring of `keep` positions (all of them when keep = 0).
+// The KV cache, a ring of `keep` positions (all of them when keep = 0), shared by
+// the heads; head h reads the keys t - k*stride[h], k = 0..window[h].
 class KvCache : public DecodeState {
  public:
-  KvCache(std::shared_ptr<QKVProjection> proj, int64_t heads, int64_t window, int64_t stride)
-      : proj_(std::move(proj)), H_(heads), window_(window), stride_(std::max<int64_t>(1, stride)) {
-    keep_ = window_ < 0 ? 0 : window_ * stride_ + 1;
+  KvCache(std::shared_ptr<QKVProjection> proj, std::vector<int64_t> windows, std::vector<int64_t> strides)
+      : proj_(std::move(proj)), H_(int64_t(windows.size())), windows_(std::move(windows)), strides_(std::move(strides)) {
+    keep_ = 0;
+    for (int64_t h = 0; h < H_; ++h) {
+      strides_[size_t(h)] = std::max<int64_t>(1, strides_[size_t(h)]);
+      if (windows_[size_t(h)] < 0) keep_ = -1;  // some head reads every key
+      else if (keep_ >= 0) keep_ = std::max(keep_, windows_[size_t(h)] * strides_[size_t(h)] + 1);
+    }
+    if (keep_ < 0) keep_ = 0;
     K_.resize(size_t(H_)), V_.resize(size_t(H_));
   }
 
@@ -26,6 +33,7 @@ class KvCache : public DecodeState {
     const float scale = 1.0f / std::sqrt(float(d));
     Tensor out = Tensor::zeros({1, H_, 1, d});
     for (int64_t hd = 0; hd < H_; ++hd) {
+      const int64_t window_ = windows_[size_t(hd)], stride_ = strides_[size_t(hd)];
       std::vector<float>&K = K_[size_t(hd)], &V = V_[size_t(hd)];
       if (int64_t(K.size()) < (slot + 1) * d) K.resize(size_t((slot + 1) * d)), V.resize(size_t((slot + 1) * d));
       std::copy_n(h.k.data() + hd * d, d, K.begin() + slot * d);
@@ -62,13 +70,16 @@ class KvCache : public DecodeState {
     return n * int64_t(sizeof(float));
   }
   std::string kind() const override {
-    if (window_ < 0) return "KV cache";
-    return "KV cache of the last " + std::to_string(keep_) + " positions (reads " + std::to_string(window_ + 1) + ")";
+    if (keep_ == 0) return "KV cache";
+    return "KV cache of the last " + std::to_string(keep_) + " positions (reads " + std::to_string(windows_[0] + 1) +
+           " per head)";
   }
 
  private:
   std::shared_ptr<QKVProjection> proj_;
-  int64_t H_, window_, stride_, keep_, t_ = 0;
+  int64_t H_;
+  std::vector<int64_t> windows_, strides_;  // per head (window < 0: every key)
+  int64_t keep_, t_ = 0;
   std::vector<std::vector<float>> K_, V_;  // per head, [slots, d]
   std::vector<float> scores_;
 };
@@ -136,7 +147,13 @@ std::shared_ptr<QKVProjection> own_projection(const Attention& a) {
 
 std::unique_ptr<DecodeState> kv_cache_state(std::shared_ptr<QKVProjection> proj, int64_t heads, int64_t window,
                                             int64_t stride) {
-  return std::make_unique<KvCache>(std::move(proj), heads, window, stride);
+  return std::make_unique<KvCache>(std::move(proj), std::vector<int64_t>(size_t(heads), window),
+                                   std::vector<int64_t>(size_t(heads), stride));
+}
+
+std::unique_ptr<DecodeState> kv_cache_state(std::shared_ptr<QKVProjection> proj, std::vector<int64_t> windows,
+                                            std::vector<int64_t> strides) {
+  return std::make_unique<KvCache>(std::move(proj), std::move(windows), std::move(strides));
 }
 
 std::unique_ptr<DecodeState> recurrent_state(std::shared_ptr<QKVProjection> proj, FeatureFn features, float eps,

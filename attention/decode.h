@@ -6,7 +6,8 @@
 //     costs t d per head (its scores against t keys): growing with the context.
 //   local (window w): the last w+1 keys and values; strided (window w, stride
 //     s): the last w s + 1, of which the w + 1 at distances 0, s, .., w s are
-//     read.  Memory O(w d), cost O(w d) per token at any context length.
+//     read; longformer (causal: no globals), each head its own.  Memory O(w s d),
+//     cost O(w d) per token at any context length.
 //   linear, performer, rfa (Katharopoulos et al. 2020, "Transformers are RNNs"):
 //     the recurrent state S = sum_j phi(k_j) v_j^T [m,d] and z = sum_j phi(k_j)
 //     [m] per head; out_t = phi(q_t)^T S / norm(phi(q_t)^T z).  Memory and cost
@@ -42,6 +43,9 @@ class DecodeState {
 // keeping only the last window*stride + 1 positions.  scale: 1/sqrt(d).
 std::unique_ptr<DecodeState> kv_cache_state(std::shared_ptr<QKVProjection> proj, int64_t heads, int64_t window,
                                             int64_t stride);
+// The same with a window and a stride per head (longformer's local and dilated heads).
+std::unique_ptr<DecodeState> kv_cache_state(std::shared_ptr<QKVProjection> proj, std::vector<int64_t> windows,
+                                            std::vector<int64_t> strides);
 
 // The recurrent state of a feature-map variant: features(x [1,1,D]) gives
 // {phi(q), phi(k), v} [1,H,1,m] (m features; v [1,H,1,d]); the normaliser is

@@ -21,6 +21,7 @@
 #include <map>
 
 #include "attention/blocksparse.h"
+#include "attention/decode.h"
 
 namespace az {
 namespace {
@@ -35,6 +36,13 @@ class LongformerAttention : public BlockSparseAttention {
     if (c.causal && knob_int("globals") > 0)
       fail("longformer --causal: global tokens read every position, later ones included; give --globals 0 (the causal "
            "form keeps the local and dilated heads, each query seeing its window before it)");
+  }
+
+ // Generation (causal): a KV cache of the last w*s+1 positions; local heads read w+1 of them, dilated heads every s-th.
+  std::unique_ptr<DecodeState> decoder() override {
+    std::vector<int64_t> windows(size_t(cfg_.heads), knob_int("window")), strides(size_t(cfg_.heads), 1);
+    for (int64_t h = cfg_.heads - dilated_; h < cfg_.heads; ++h) strides[size_t(h)] = knob_int("dilation");
+    return kv_cache_state(proj_, windows, strides);
   }
 
  protected:
