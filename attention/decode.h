@@ -13,7 +13,8 @@
 //     [m] per head; out_t = phi(q_t)^T S / norm(phi(q_t)^T z).  Memory and cost
 //     per token O(m d), constant in the context.
 //
-// Every other causal variant has no state here (Attention::decoder() returns
+// synthesizer (causal): its value cache; each new logit row from x_t or the learned matrix.
+// Every other causal variant (gMLP) has no state here (Attention::decoder() returns
 // null) and generation re-runs the whole prefix for each token.  Each state
 // reproduces its variant's full causal forward at every position
 // (tests/test_lm.cpp, 1e-5).  Batch 1, evaluation mode (no dropout).

@@ -51,11 +51,20 @@ std::vector<std::string> causal_models() {
   return v;
 }
 
+// Every causal model with small settings, and the synthesizer's other two modes.
+std::vector<std::pair<std::string, std::map<std::string, double>>> causal_cases() {
+  std::vector<std::pair<std::string, std::map<std::string, double>>> v;
+  for (auto& n : causal_models()) v.push_back({n, small_knobs(n)});
+  v.push_back({"synthesizer", {{"synth_mode", 1}}});
+  v.push_back({"synthesizer", {{"synth_mode", 2}, {"synth_rank", 5}}});
+  return v;
+}
+
 // A causal byte LM with well-spread random weights (fresh ones give near-uniform attention).
-std::unique_ptr<SequenceClassifier> lm_model(const std::string& name) {
+std::unique_ptr<SequenceClassifier> lm_model(const std::string& name, std::map<std::string, double> knobs = {{"-", 0}}) {
   global_rng().seed_with(3);
   ModelConfig m;
-  m.model = name, m.knobs = small_knobs(name);
+  m.model = name, m.knobs = knobs.count("-") ? small_knobs(name) : knobs;
   m.vocab = 257, m.num_classes = kByteClasses, m.head = "token", m.causal = true;
   m.max_len = 40, m.dim = 16, m.heads = 2, m.layers = 2, m.ffn = 32, m.dropout = 0;
   auto model = std::make_unique<SequenceClassifier>(m);
@@ -91,9 +100,10 @@ TEST_CASE("every causal variant: changing the tokens after t leaves every logit 
   std::vector<std::string> models = causal_models();
   for (const char* must : {"full", "flash", "local", "strided", "longformer", "linear", "performer", "rfa", "synthesizer", "gmlp"})
     CHECK(std::find(models.begin(), models.end(), must) != models.end());
-  for (auto& name : models) {
+  for (auto& [name, knobs] : causal_cases()) {
     CAPTURE(name);
-    auto model = lm_model(name);
+    CAPTURE(knobs.size());
+    auto model = lm_model(name, knobs);
     NoGradGuard ng;
     std::vector<int32_t> a = random_tokens(kN, 5);
     Tensor la = model->forward(tokens_batch(a));  // [1,N,C]
@@ -125,10 +135,11 @@ TEST_CASE("the causality check catches a model that sees the future") {
 }
 
 TEST_CASE("every causal variant: token-by-token decoding gives the full forward's logits at every position (1e-5)") {
-  const std::set<std::string> stateful = {"full", "flash", "local", "strided", "longformer", "linear", "performer", "rfa"};
-  for (auto& name : causal_models()) {
+  const std::set<std::string> stateful = {"full", "flash", "local", "strided", "longformer", "linear", "performer", "rfa", "synthesizer"};
+  for (auto& [name, knobs] : causal_cases()) {
     CAPTURE(name);
-    auto model = lm_model(name);
+    CAPTURE(knobs.size());
+    auto model = lm_model(name, knobs);
     std::vector<int32_t> a = random_tokens(kN, 7);
     Tensor full;
     {
@@ -387,18 +398,18 @@ TEST_CASE("attnzoo train --task lm, then generate: baselines beside the result, 
 
 TEST_CASE("attnzoo bench-generate: a row per model, its record and chart") {
   TempDir dir("az_lm_bench");
-  Run r = run_program("bench-generate --models full,linear,synthesizer --contexts 64,256 --tokens 4 --rerun-max 64 "
+  Run r = run_program("bench-generate --models full,linear,gmlp --contexts 64,256 --tokens 4 --rerun-max 64 "
                       "--dim 16 --heads 2 --layers 1 --ffn 16 --out " + (dir / "out"), dir);
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(contains(r.out, "| full | KV cache |"));
   CHECK(contains(r.out, "| linear | recurrent state |"));
-  CHECK(contains(r.out, "| synthesizer | re-runs the prefix for each token |"));
+  CHECK(contains(r.out, "| gmlp | re-runs the prefix for each token |"));
   CHECK(contains(r.out, "linear generates"));
   std::vector<std::string> lines;
   std::ifstream js(dir / "out/bench_generate.jsonl");
   for (std::string l; std::getline(js, l);) lines.push_back(l);
-  CHECK(lines.size() == 5);  // full and linear at both contexts, synthesizer at 64 only (it re-runs the prefix)
+  CHECK(lines.size() == 5);  // full and linear at both contexts, gmlp at 64 only (it re-runs the prefix)
   CHECK(std::filesystem::exists(dir / "out/bench_generate.png"));
   Run bad = run_program("bench-generate --models linformer", dir);
   CHECK(contains(bad.err, "has no causal form ("));
