@@ -14,8 +14,9 @@
 //     per token O(m d), constant in the context.
 //
 // synthesizer (causal): its value cache; each new logit row from x_t or the learned matrix.
-// Every other causal variant (gMLP) has no state here (Attention::decoder() returns
-// null) and generation re-runs the whole prefix for each token.  Each state
+// gmlp (causal): the past rows of LN(Z2), which row t of W_s mixes.
+// A causal variant without a state (Attention::decoder() returns null, the
+// default) has generation re-run the whole prefix for each token.  Each state
 // reproduces its variant's full causal forward at every position
 // (tests/test_lm.cpp, 1e-5).  Batch 1, evaluation mode (no dropout).
 #pragma once

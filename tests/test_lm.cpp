@@ -13,8 +13,10 @@
 #include <set>
 #include <sys/wait.h>
 
+#include "attention/common.h"
 #include "data/lm_corpus.h"
 #include "data/ngram.h"
+#include "train/commands.h"
 #include "train/generate.h"
 #include "train/tasks.h"
 #include "train/trainer.h"
@@ -28,6 +30,27 @@ using az::test::TempDir;
 namespace {
 
 constexpr int64_t kN = 37;  // awkward: no block or window divides it
+
+// A causal variant without a decoding state (every registered one has one), so that
+// generation's other path, re-running the prefix, is tested too: causal full attention.
+class RerunAttention : public Attention {
+ public:
+  explicit RerunAttention(const AttentionConfig& c) : Attention(c) {
+    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
+  }
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    auto h = proj_->project(x);
+    int64_t N = x.size(1);
+    Tensor mask = reshape(causal_mask(N), {1, 1, N, N});
+    return proj_->output(dense_attention(h.q, h.k, h.v, mask, 1.0f / std::sqrt(float(cfg_.head_dim()))));
+  }
+
+ private:
+  std::shared_ptr<QKVProjection> proj_;
+};
+RegisterAttention reg_rerun({"test-rerun", "test only: causal full attention without a decoding state", {},
+                             [](const AttentionConfig& c) { return std::make_shared<RerunAttention>(c); }, true,
+                             "dense"});
 
 // Small settings per variant, so that windows, blocks and features are all exercised at N = 37.
 std::map<std::string, double> small_knobs(const std::string& model) {
@@ -135,7 +158,7 @@ TEST_CASE("the causality check catches a model that sees the future") {
 }
 
 TEST_CASE("every causal variant: token-by-token decoding gives the full forward's logits at every position (1e-5)") {
-  const std::set<std::string> stateful = {"full", "flash", "local", "strided", "longformer", "linear", "performer", "rfa", "synthesizer"};
+  const std::set<std::string> stateful = {"full", "flash", "local", "strided", "longformer", "linear", "performer", "rfa", "synthesizer", "gmlp"};  // not test-rerun
   for (auto& [name, knobs] : causal_cases()) {
     CAPTURE(name);
     CAPTURE(knobs.size());
@@ -166,6 +189,7 @@ TEST_CASE("every causal variant: token-by-token decoding gives the full forward'
       CHECK(dec.state_bytes() == bytes_at_10);
     if (name == "full" || name == "flash") CHECK(dec.state_bytes() > bytes_at_10);
     CHECK(dec.position() == kN);
+    if (name == "test-rerun") CHECK(contains(dec.method(), "re-runs the prefix"));
   }
 }
 
@@ -398,19 +422,28 @@ TEST_CASE("attnzoo train --task lm, then generate: baselines beside the result, 
 
 TEST_CASE("attnzoo bench-generate: a row per model, its record and chart") {
   TempDir dir("az_lm_bench");
-  Run r = run_program("bench-generate --models full,linear,gmlp --contexts 64,256 --tokens 4 --rerun-max 64 "
+  Run r = run_program("bench-generate --models full,linear,gmlp,local --contexts 64,256 --tokens 4 --rerun-max 64 "
                       "--dim 16 --heads 2 --layers 1 --ffn 16 --out " + (dir / "out"), dir);
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(contains(r.out, "| full | KV cache |"));
   CHECK(contains(r.out, "| linear | recurrent state |"));
-  CHECK(contains(r.out, "| gmlp | re-runs the prefix for each token |"));
+  CHECK(contains(r.out, "| gmlp | cache of the gated half |"));
+  CHECK(contains(r.out, "| local | KV cache of the last 65 positions (reads 65 per head) |"));
   CHECK(contains(r.out, "linear generates"));
   std::vector<std::string> lines;
   std::ifstream js(dir / "out/bench_generate.jsonl");
   for (std::string l; std::getline(js, l);) lines.push_back(l);
-  CHECK(lines.size() == 5);  // full and linear at both contexts, gmlp at 64 only (it re-runs the prefix)
+  CHECK(lines.size() == 8);  // every model at both contexts
   CHECK(std::filesystem::exists(dir / "out/bench_generate.png"));
   Run bad = run_program("bench-generate --models linformer", dir);
   CHECK(contains(bad.err, "has no causal form ("));
+  // a model that re-runs the prefix is timed only up to --rerun-max (in process: test-rerun lives in this binary)
+  REQUIRE(cmd_bench_generate({"--models", "test-rerun,full", "--contexts", "32,128", "--tokens", "2", "--rerun-max", "32",
+                              "--dim", "16", "--heads", "2", "--layers", "1", "--ffn", "16", "--out", dir / "in"}) == 0);
+  std::ifstream js2(dir / "in/bench_generate.jsonl");
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(js2, l);) rows.push_back(l);
+  REQUIRE(rows.size() == 3);  // full at 32 and 128, test-rerun at 32 only
+  CHECK(contains(rows[0], "\"model\": \"test-rerun\", \"context\": 32"));
 }

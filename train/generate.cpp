@@ -175,8 +175,9 @@ int cmd_generate(const std::vector<std::string>& args) {
                  "  printing each as it is drawn (invalid UTF-8 and control bytes as U+FFFD), then tokens/s on stderr.\n"
                  "  --temperature 0..100 (default 1; 0: always the most likely byte), --top-k 0..256 (0: all),\n"
                  "  --top-p (0,1] (1: all), --seed S (the same seed gives the same text).  Incremental: a KV cache\n"
-                 "  (full, flash; local and strided keep only their window), the recurrent state (linear, performer,\n"
-                 "  rfa); other models re-run the prefix for every byte.  A prompt longer than the model's context\n"
+                 "  (full, flash; local, strided and longformer keep only their window), the recurrent state (linear,\n"
+                 "  performer, rfa), the value cache (synthesizer), the gated half (gmlp); a model without a state\n"
+                 "  re-runs the prefix for every byte.  A prompt longer than the model's context\n"
                  "  is refused; a full context restarts on its last half, with a notice.\n"),
              0;
   Flags f("generate", args, {"ckpt", "prompt", "tokens", "temperature", "top-k", "top-p", "seed"}, {});
