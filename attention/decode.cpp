@@ -2,6 +2,8 @@
 // 1, no graph: the per-head work is a few loops over the cache or the state.
 #include "attention/decode.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -42,6 +44,14 @@ class KvCache : public DecodeState {
       // the keys read: t - k*stride, k = 0..window (all of 0..t when window < 0)
       int64_t n = window_ < 0 ? t + 1 : std::min(window_, t / stride_) + 1;
       scores_.resize(size_t(n));
+      if (window_ < 0) {  // every key, stored in order: two matrix-vector products (sgemv)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, int(n), int(d), scale, K.data(), int(d), q, 1, 0.0f, scores_.data(), 1);
+        float mx = *std::max_element(scores_.begin(), scores_.end()), sum = 0;
+        for (auto& s : scores_) s = std::exp(s - mx), sum += s;
+        cblas_sgemv(CblasRowMajor, CblasTrans, int(n), int(d), 1.0f / sum, V.data(), int(d), scores_.data(), 1, 0.0f,
+                    out.data() + hd * d, 1);
+        continue;
+      }
       float mx = -INFINITY;
       for (int64_t k = 0; k < n; ++k) {
         int64_t j = window_ < 0 ? k : t - k * stride_;

@@ -101,13 +101,15 @@ int cmd_bench_generate(const std::vector<std::string>& args) {
     if (a == "--help" || a == "-h")
       return std::printf(
                  "attnzoo bench-generate [--models M1,M2,..] [--contexts 1024,4096,16384] [--tokens T] [--rerun-max C]\n"
-                 "                       [--dim D --heads H --layers L --ffn F] [--out DIR]\n"
+                 "                       [--dim D --heads H --layers L --ffn F] [--out DIR] [--replot]\n"
                  "  tokens/s and decoding-state memory of generation at each context length, per causal model\n"
                  "  (default: every one; random weights), as a table, DIR/bench_generate.jsonl and a chart\n"
                  "  DIR/bench_generate.png (default DIR docs/lm).  T (default 32) tokens are timed at each context;\n"
-                 "  models that re-run the prefix are timed only up to --rerun-max (default 1024).\n"),
+                 "  models that re-run the prefix are timed only up to --rerun-max (default 1024).  --replot: the\n"
+                 "  table and chart again from DIR/bench_generate.jsonl, nothing measured.\n"),
              0;
-  Flags f("bench-generate", args, {"models", "contexts", "tokens", "rerun-max", "dim", "heads", "layers", "ffn", "out"}, {});
+  Flags f("bench-generate", args, {"models", "contexts", "tokens", "rerun-max", "dim", "heads", "layers", "ffn", "out"},
+          {"replot"});
   std::vector<std::string> models;
   if (f.has("models")) {
     models = split_list(f.str("models", ""));
@@ -145,7 +147,24 @@ int cmd_bench_generate(const std::vector<std::string>& args) {
 
   std::map<std::string, std::map<int64_t, Cell>> table;
   std::map<std::string, std::string> method;
+  const bool replot = f.on("replot");
+  if (replot) {  // the table and the chart again from DIR/bench_generate.jsonl, nothing measured
+    std::vector<JsonObject> rows = read_jsonl(out + "/bench_generate.jsonl");
+    if (rows.empty()) fail("bench-generate --replot: no records in " + out + "/bench_generate.jsonl");
+    models.clear(), contexts.clear();
+    for (auto& r : rows) {
+      std::string m = json_text(r, "model");
+      int64_t c = int64_t(json_number(r, "context", 0));
+      if (!table.count(m)) models.push_back(m);
+      if (std::find(contexts.begin(), contexts.end(), c) == contexts.end()) contexts.push_back(c);
+      table[m][c] = Cell{json_number(r, "tokens_per_s", -1), json_number(r, "state_kb", 0)};
+      method[m] = json_text(r, "decoding");
+      base.dim = int64_t(json_number(r, "dim", double(base.dim))), base.layers = int64_t(json_number(r, "layers", double(base.layers)));
+    }
+    std::sort(contexts.begin(), contexts.end());
+  }
   for (auto& m : models) {
+    if (replot) break;
     std::fprintf(stderr, "bench-generate: %s ...\n", m.c_str());
     run_model(m, contexts, tokens, rerun_max, base, table[m], method[m]);
   }
@@ -174,7 +193,8 @@ int cmd_bench_generate(const std::vector<std::string>& args) {
 
   // the record and the chart
   std::filesystem::create_directories(out);
-  std::ofstream js(out + "/bench_generate.jsonl");
+  std::ofstream js;
+  if (!replot) js.open(out + "/bench_generate.jsonl");
   std::ostringstream data;
   std::vector<std::string> speed, memory;
   size_t k = 0;
@@ -182,12 +202,16 @@ int cmd_bench_generate(const std::vector<std::string>& args) {
     std::string rows;
     for (auto& [c, cell] : table[m]) {
       js << "{\"model\": " << json_quote(m) << ", \"context\": " << c << ", \"tokens_per_s\": " << fmt("%.6g", cell.tokens_per_s)
-         << ", \"state_kb\": " << fmt("%.6g", cell.state_kb) << ", \"decoding\": " << json_quote(method[m]) << "}\n";
+         << ", \"state_kb\": " << fmt("%.6g", cell.state_kb) << ", \"decoding\": " << json_quote(method[m])
+         << ", \"dim\": " << base.dim << ", \"layers\": " << base.layers << "}\n";
       rows += std::to_string(c) + " " + fmt("%.6g", cell.tokens_per_s) + " " + fmt("%.6g", std::max(cell.state_kb, 1e-3)) + "\n";
     }
     if (rows.empty()) continue;
     data << "$g" << k << " << EOD\n" << rows << "EOD\n";
-    std::string ref = "$g" + std::to_string(k), style = "with linespoints lw 2 pt " + std::to_string(5 + k % 8) + " lc " + std::to_string(k + 1);
+    static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"};
+    std::string ref = "$g" + std::to_string(k), style = "with linespoints lw 2 pt " + std::to_string(4 + k % 10) +
+                                                         " lc rgb '" + colours[k % 12] + "'";
     speed.push_back(ref + " using 1:2 " + style + " title " + gp_quote(m));
     memory.push_back(ref + " using 1:3 " + style + " notitle");
     ++k;
