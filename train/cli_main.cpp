@@ -154,7 +154,9 @@ std::string train_help() {
     if (!i.flag_defaults.empty()) {
       h += "    its defaults:";
       for (auto& [flag, value] : i.flag_defaults) h += " --" + flag + " " + value;
-      h += "\n";
+      TrainConfig tc;
+      tc.task = t;
+      h += " --steps " + std::to_string(default_steps(tc)) + "\n";
     }
     for (auto& o : i.options) {
       std::string range = !o.choices.empty() ? "" : o.kind == TaskOption::kText ? "TEXT" : "N";
