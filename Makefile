@@ -45,7 +45,7 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.cpp=$(BUILD)/examples/%)
 all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPLE_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
-DEB_PKGS := libopenblas-openmp-dev libhwy-dev libxsmm-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist \
+DEB_PKGS := libopenblas-openmp-dev libhwy-dev libxsmm-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist fortunes \
             libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev manpages manpages-dev libssl-doc
 deps: $(DEPS_OK)
 $(DEPS_OK): .ci/deps.sh Makefile

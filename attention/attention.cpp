@@ -1,6 +1,8 @@
 // The registry and the Attention defaults.
 #include "attention/attention.h"
 
+#include "attention/decode.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -53,7 +55,8 @@ std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConf
     fail("--heads " + std::to_string(cfg.heads) + " must be positive and divide --dim " + std::to_string(cfg.dim));
   if (cfg.max_len <= 0) fail("--seq-len must be positive, got " + std::to_string(cfg.max_len));
   if (cfg.dropout < 0 || cfg.dropout >= 1) fail("attention dropout must be in [0,1), got " + num(cfg.dropout));
-  if (cfg.causal && !info.causal_ok) fail("model '" + name + "' has no causal form");
+  if (cfg.causal && !info.causal_ok)
+    fail("model '" + name + "' has no causal form" + (info.why_not_causal.empty() ? "" : " (" + info.why_not_causal + ")"));
   std::vector<std::string> valid;
   for (auto& k : info.knobs) valid.push_back("--" + flag_of(k.name));
   for (auto& [k, v] : cfg.knobs) {
@@ -85,6 +88,8 @@ Pattern Attention::pattern(const Tensor& x, const Tensor&) {
   p.legend = {"dense"};
   return p;
 }
+
+std::unique_ptr<DecodeState> Attention::decoder() { return nullptr; }  // generation re-runs the prefix
 
 Tensor Attention::attention_weights(const Tensor&, const Tensor&) {
   fail("this model has no attention matrix to show");

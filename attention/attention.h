@@ -16,6 +16,8 @@
 
 namespace az {
 
+class DecodeState;  // attention/decode.h
+
 // A variant's own setting (window, block, buckets, features, ...).
 struct Knob {
   std::string name;
@@ -51,6 +53,10 @@ class Attention : public Module {
   // For x [1,N,D]: the attention weights [H,N,N] the forward pass applies,
   // zero where nothing is computed.  Variants without such a matrix throw.
   virtual Tensor attention_weights(const Tensor& x, const Tensor& key_pad);
+  // Incremental decoding (attention/decode.h): a state fed one position at a
+  // time, or null (the default) when the variant has none: generation then
+  // re-runs the whole prefix for every token.
+  virtual std::unique_ptr<DecodeState> decoder();
   // Mixers that are a whole block (gMLP) ask the model to skip its FFN.
   virtual bool replaces_ffn() const { return false; }
   const AttentionConfig& config() const { return cfg_; }
@@ -69,6 +75,7 @@ struct AttentionInfo {
   AttentionFactory make;
   bool causal_ok = false;  // supports cfg.causal
   std::string family;      // "dense", "fixed", "learned", "low-rank/kernel", "attention-free"
+  std::string why_not_causal = {};  // without a causal form: why, in a few words (for the refusal)
 };
 
 struct RegisterAttention {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "attention/common.h"
+#include "attention/decode.h"
 
 namespace az {
 namespace {
@@ -18,6 +19,9 @@ class FullAttention : public Attention {
   }
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
+
+  // Generation: a KV cache of every past key and value (decode.h).
+  std::unique_ptr<DecodeState> decoder() override { return kv_cache_state(proj_, cfg_.heads, -1, 1); }
 
   Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;

@@ -10,6 +10,7 @@
 // both sums are computed once (non-causal) or as prefix sums (causal), so the
 // cost is N d^2 per head in time and N d in memory.
 #include "attention/common.h"
+#include "attention/decode.h"
 #include "attention/kernel_util.h"
 
 namespace az {
@@ -19,6 +20,11 @@ class LinearAttention : public FeatureMapAttention {
  public:
   explicit LinearAttention(const AttentionConfig& c)
       : FeatureMapAttention(c, "kernel elu(q)+1 . elu(k)+1", 1e-6f) {}
+
+  // Generation: the recurrent state S, z (decode.h), constant cost per token.
+  std::unique_ptr<DecodeState> decoder() override {
+    return recurrent_state(proj_, [this](const Tensor& x) { return features(x, Tensor()); }, 1e-6f, KernelNorm::add_eps);
+  }
 
  private:
   // phi(q), phi(k) [B,H,N,d] (phi(k) zero at padding) and v.

@@ -14,6 +14,7 @@
 #include <map>
 
 #include "attention/blocksparse.h"
+#include "attention/decode.h"
 
 namespace az {
 namespace {
@@ -21,6 +22,11 @@ namespace {
 class LocalAttention : public BlockSparseAttention {
  public:
   explicit LocalAttention(const AttentionConfig& c) : BlockSparseAttention(c) {}
+
+ // Generation: only the keys the causal window reads are kept (decode.h).
+  std::unique_ptr<DecodeState> decoder() override {
+    return kv_cache_state(proj_, cfg_.heads, knob_int("window"), 1);
+  }
 
  protected:
   Layouts layouts(int64_t n) override {

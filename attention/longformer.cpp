@@ -15,9 +15,13 @@
 // and dilation per layer (and uses dilation on 2 heads of the upper layers
 // only); here both are one setting per model.  Global positions are the first
 // g; the paper picks them per task (CLS, question tokens).
+// Causal form (--causal, --globals 0): the local and dilated heads see only
+// the keys before them (-w <= k <= 0), as the paper's autoregressive
+// character-level model does; global tokens, which read every position, have none.
 #include <map>
 
 #include "attention/blocksparse.h"
+#include "attention/decode.h"
 
 namespace az {
 namespace {
@@ -29,6 +33,16 @@ class LongformerAttention : public BlockSparseAttention {
     if (dilated_ < 0) dilated_ = c.heads / 2;
     if (dilated_ > c.heads)
       fail("--dilated-heads " + std::to_string(dilated_) + " must be at most --heads " + std::to_string(c.heads));
+    if (c.causal && knob_int("globals") > 0)
+      fail("longformer --causal: global tokens read every position, later ones included; give --globals 0 (the causal "
+           "form keeps the local and dilated heads, each query seeing its window before it)");
+  }
+
+ // Generation (causal): a KV cache of the last w*s+1 positions; local heads read w+1 of them, dilated heads every s-th.
+  std::unique_ptr<DecodeState> decoder() override {
+    std::vector<int64_t> windows(size_t(cfg_.heads), knob_int("window")), strides(size_t(cfg_.heads), 1);
+    for (int64_t h = cfg_.heads - dilated_; h < cfg_.heads; ++h) strides[size_t(h)] = knob_int("dilation");
+    return kv_cache_state(proj_, windows, strides);
   }
 
  protected:
@@ -36,7 +50,7 @@ class LongformerAttention : public BlockSparseAttention {
     auto it = cache_.find(n);
     if (it != cache_.end()) return it->second;
     BandSpec s;
-    s.n = n, s.block = knob_int("block"), s.radius = knob_int("window");
+    s.n = n, s.block = knob_int("block"), s.radius = knob_int("window"), s.causal = cfg_.causal;
     for (int64_t i = 0; i < std::min(knob_int("globals"), n); ++i) s.globals.push_back(int32_t(i));
     s.global_label = 1, s.window_label = 2;
     Layouts L(size_t(cfg_.heads));
@@ -61,7 +75,7 @@ RegisterAttention reg({"longformer",
                         {"dilated_heads", -1, -1, 1 << 16, "heads with the dilated window (-1: half of them)"},
                         {"globals", 1, 0, 1 << 20, "the first g positions are global"},
                         {"block", 64, 1, 1 << 16, "queries per block (one sgemm each)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<LongformerAttention>(c); }, false,
+                       [](const AttentionConfig& c) { return std::make_shared<LongformerAttention>(c); }, true,
                        "fixed"});
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include <limits>
 
 #include "attention/common.h"
+#include "attention/decode.h"
 #include "attention/kernel_util.h"
 
 namespace az {
@@ -51,6 +52,12 @@ class Performer : public FeatureMapAttention {
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
     return FeatureMapAttention::forward(x, key_pad);
+  }
+
+  // Generation: the recurrent state S, z (decode.h); causal keys are never shifted, so phi is per position.
+  std::unique_ptr<DecodeState> decoder() override {
+    return recurrent_state(proj_, [this](const Tensor& x) { return features(x, Tensor()); },
+                           std::numeric_limits<float>::min(), KernelNorm::clamp);
   }
 
  private:

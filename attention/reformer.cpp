@@ -222,7 +222,7 @@ RegisterAttention reg({"reformer",
                         {"hashes", 4, 1, 16, "hash rounds (more rounds: closer to full attention, proportionally slower)"},
                         {"buckets", 0, 0, 65536, "hash buckets (even); 0 = padded length / bucket_size"}},
                        [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); }, false,
-                       "learned"});
+                       "learned", "its chunks of sorted buckets mix later positions; a causal form needs a position mask inside the shared chunk kernel"});
 
 }  // namespace
 }  // namespace az

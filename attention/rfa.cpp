@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "attention/common.h"
+#include "attention/decode.h"
 #include "attention/kernel_util.h"
 
 namespace az {
@@ -41,6 +42,11 @@ class RandomFeatureAttention : public FeatureMapAttention {
       std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
     }
     return FeatureMapAttention::forward(x, key_pad);
+  }
+
+  // Generation: the recurrent state S, z (decode.h), constant cost per token.
+  std::unique_ptr<DecodeState> decoder() override {
+    return recurrent_state(proj_, [this](const Tensor& x) { return features(x, Tensor()); }, 1.0f, KernelNorm::clamp);
   }
 
  private:

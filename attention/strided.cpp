@@ -16,6 +16,7 @@
 #include <map>
 
 #include "attention/blocksparse.h"
+#include "attention/decode.h"
 
 namespace az {
 namespace {
@@ -23,6 +24,11 @@ namespace {
 class StridedAttention : public BlockSparseAttention {
  public:
   explicit StridedAttention(const AttentionConfig& c) : BlockSparseAttention(c) {}
+
+ // Generation: only the keys the causal window reads are kept (decode.h).
+  std::unique_ptr<DecodeState> decoder() override {
+    return kv_cache_state(proj_, cfg_.heads, knob_int("window"), knob_int("stride"));
+  }
 
  protected:
   Layouts layouts(int64_t n) override {

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "attention/common.h"
+#include "attention/decode.h"
 #include "attention/kernel_util.h"
 
 namespace az {
@@ -79,7 +80,12 @@ class Synthesizer : public Attention {
     return reshape(softmax(reshape(z, {1, H, N, N}), mask(N, key_pad), true), {H, N, N});
   }
 
+  // Generation (causal): the values of the past; each new position's logit row is
+  // computed from it alone (dense) or read from the learned matrix (random modes).
+  std::unique_ptr<DecodeState> decoder() override;
+
  private:
+  class Decode;
   void check_length(int64_t N) const {
     if (N > cfg_.max_len)
       fail("synthesizer: sequence of " + std::to_string(N) + " positions is longer than --seq-len " +
@@ -145,6 +151,59 @@ class Synthesizer : public Attention {
   std::shared_ptr<Linear> value_, out_, dense1_;
   Tensor w2_, b2_, r1_, r2_;
 };
+
+// Position t: v_t joins the cache; z_j = logit(t, j) for j <= t; out = softmax(z) . V.  O(t d) per token.
+class Synthesizer::Decode : public DecodeState {
+ public:
+  explicit Decode(Synthesizer& s) : s_(s), V_(size_t(s.cfg_.heads)) {}
+  Tensor step(const Tensor& x) override {
+    NoGradGuard ng;
+    const int64_t H = s_.cfg_.heads, d = s_.cfg_.head_dim(), t = t_++;
+    s_.check_length(t + 1);
+    Tensor v = s_.value_->forward(x);  // [1,1,D], head h at h*d
+    Tensor hid = s_.mode_ == 0 ? relu(s_.dense1_->forward(x)) : Tensor();
+    const int64_t L = s_.cfg_.max_len;
+    Tensor out = Tensor::zeros({1, 1, H * d});
+    std::vector<float> z(size_t(t + 1));
+    for (int64_t h = 0; h < H; ++h) {
+      std::vector<float>& V = V_[size_t(h)];
+      V.insert(V.end(), v.data() + h * d, v.data() + (h + 1) * d);
+      float mx = -INFINITY;
+      for (int64_t j = 0; j <= t; ++j) {
+        float zj = 0;
+        if (s_.mode_ == 0) {  // [relu(W1 x) | 1] . [W2[:, j] | b2[j]]
+          for (int64_t e = 0; e < d; ++e) zj += hid.data()[h * d + e] * s_.w2_.data()[e * L + j];
+          zj += s_.b2_.data()[j];
+        } else if (s_.mode_ == 1) {
+          zj = s_.r1_.data()[(h * L + t) * L + j];
+        } else {
+          const int64_t k = s_.r1_.size(2);
+          for (int64_t e = 0; e < k; ++e) zj += s_.r1_.data()[(h * L + t) * k + e] * s_.r2_.data()[(h * L + j) * k + e];
+        }
+        z[size_t(j)] = zj, mx = std::max(mx, zj);
+      }
+      float sum = 0;
+      for (auto& zj : z) zj = std::exp(zj - mx), sum += zj;
+      float* o = out.data() + h * d;
+      for (int64_t j = 0; j <= t; ++j)
+        for (int64_t e = 0; e < d; ++e) o[e] += z[size_t(j)] / sum * V[size_t(j * d + e)];
+    }
+    return s_.out_->forward(out);
+  }
+  int64_t state_bytes() const override {
+    size_t n = 0;
+    for (auto& v : V_) n += v.size();
+    return int64_t(n * sizeof(float));
+  }
+  std::string kind() const override { return "value cache"; }
+
+ private:
+  Synthesizer& s_;
+  std::vector<std::vector<float>> V_;  // per head, [t, d]
+  int64_t t_ = 0;
+};
+
+std::unique_ptr<DecodeState> Synthesizer::decoder() { return std::make_unique<Decode>(*this); }
 
 RegisterAttention reg({"synthesizer",
                        "synthetic N x N logits from a per-token MLP or a learned matrix, no QK^T (Tay et al. 2021)",

@@ -17,6 +17,7 @@
 // --seq-len (max_len) and their leading N x N / N part is used.  Padding:
 // padded rows of LN(Z2) are zeroed, i.e. the padded columns of W_s are not used.
 #include "attention/common.h"
+#include "attention/decode.h"
 
 namespace az {
 namespace {
@@ -36,6 +37,9 @@ class GMlp : public Attention {
   }
 
   bool replaces_ffn() const override { return true; }
+
+  // Generation (causal): the past rows of LN(Z2); position t's gate is row t of W_s times them.
+  std::unique_ptr<DecodeState> decoder() override;
 
   // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
@@ -66,6 +70,7 @@ class GMlp : public Attention {
   }
 
  private:
+  class Decode;
   int64_t check_input(const Tensor& x) const {
     if (x.dim() != 3 || x.size(2) != cfg_.dim)
       fail("gmlp: input must be [B,N," + std::to_string(cfg_.dim) + "], got " + shape_str(x.shape()));
@@ -89,6 +94,35 @@ class GMlp : public Attention {
   std::shared_ptr<LayerNorm> norm_;
   Tensor ws_, bs_;
 };
+
+// Position t: LN(Z2)_t joins the cache; gate = sum_{j<=t} W_s[t,j] LN(Z2)_j + b_t.  O(t h) per token.
+class GMlp::Decode : public DecodeState {
+ public:
+  explicit Decode(GMlp& g) : g_(g) {}
+  Tensor step(const Tensor& x) override {
+    NoGradGuard ng;
+    const int64_t t = t_++, h = g_.h_, L = g_.cfg_.max_len;
+    if (t >= L) fail("gmlp: position " + std::to_string(t) + " is past --seq-len " + std::to_string(L));
+    Tensor z1 = gelu(g_.u_->forward(x));                    // [1,1,h]
+    Tensor z2 = g_.norm_->forward(gelu(g_.v_->forward(x)));  // [1,1,h]
+    Z2_.insert(Z2_.end(), z2.data(), z2.data() + h);
+    Tensor gate = Tensor::zeros({1, 1, h});
+    const float* w = g_.ws_.data() + t * L;  // row t of W_s
+    for (int64_t j = 0; j <= t; ++j)
+      for (int64_t e = 0; e < h; ++e) gate.data()[e] += w[j] * Z2_[size_t(j * h + e)];
+    for (int64_t e = 0; e < h; ++e) gate.data()[e] += g_.bs_.data()[t];
+    return g_.out_->forward(mul(z1, gate));
+  }
+  int64_t state_bytes() const override { return int64_t(Z2_.size() * sizeof(float)); }
+  std::string kind() const override { return "cache of the gated half"; }
+
+ private:
+  GMlp& g_;
+  std::vector<float> Z2_;  // [t, h]
+  int64_t t_ = 0;
+};
+
+std::unique_ptr<DecodeState> GMlp::decoder() { return std::make_unique<Decode>(*this); }
 
 RegisterAttention reg({"gmlp", "gMLP block: spatial gating unit, gate = W_s LN(Z2) + 1 over positions (Liu et al. 2021)",
                        {{"hidden", 0, 0, 65536, "width h of each half Z1, Z2 (projection D -> 2h); 0 = 3*dim (the paper's d_ffn = 6*d_model)"}},

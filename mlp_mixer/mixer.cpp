@@ -78,7 +78,8 @@ class MlpMixer : public Attention {
 
 RegisterAttention reg({"mixer", "MLP-Mixer token mixing: an MLP across positions, shared by channels (Tolstikhin et al. 2021)",
                        {{"token_hidden", 0, 0, 65536, "hidden width D_S of the token-mixing MLP; 0 = dim/2 (Mixer's ratio)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); }, false, "attention-free"});
+                       [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); }, false, "attention-free",
+                       "its token-mixing hidden units read every position"});
 
 }  // namespace
 }  // namespace az

@@ -124,7 +124,8 @@ TEST_CASE("mixer: padding ignored, gradients, knobs and errors") {
   CHECK(y.shape() == Shape{1, 12, 8});
   CHECK(error_of<Error>([&] { m->forward(random_input(1, 13, 8, 1), Tensor()); }) ==
         "mixer: sequence of 13 positions exceeds --seq-len 12 (the token-mixing weights have one row per position)");
-  CHECK(error_of<Error>([&] { make_attention("mixer", config(8, 12, {}, true)); }) == "model 'mixer' has no causal form");
+  CHECK(error_of<Error>([&] { make_attention("mixer", config(8, 12, {}, true)); })  ==
+        "model 'mixer' has no causal form (its token-mixing hidden units read every position)");
   Pattern p = m->pattern(narrow(x, 0, 0, 1), narrow(pad, 0, 0, 1));
   CHECK(p.cell[0 * 9 + 7] == 0);  // padded column
   CHECK(p.cell[8 * 9 + 5] == 1);
@@ -272,7 +273,8 @@ TEST_CASE("fnet: linear in X, padding ignored, own length equals the unpadded se
   auto hf = make_attention("fnet", config(8, 64, {{"own_length", 0}, {"ortho", 0}}));
   check_padding_ignored(*hf, a, pad);
   check_close(hf->forward(a, pad), fnet_reference(a, pad, false, false), 1e-3, "own_length 0 vs reference");
-  CHECK(error_of<Error>([&] { make_attention("fnet", config(8, 64, {}, true)); }) == "model 'fnet' has no causal form");
+  CHECK(error_of<Error>([&] { make_attention("fnet", config(8, 64, {}, true)); })  ==
+        "model 'fnet' has no causal form (its Fourier transform over positions mixes every position into each output)");
   size_t plans = fourier_plan_count();
   m->forward(a, pad);  // the same lengths again: no new plans
   CHECK(fourier_plan_count() == plans);

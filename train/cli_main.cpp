@@ -32,8 +32,10 @@ const char* kUsage =
     "  train    train a model on a task            attnzoo train --task listops --model full\n"
     "  eval     evaluate a checkpoint              attnzoo eval --ckpt runs/listops-full/best.ckpt\n"
     "  predict  classes of new inputs              attnzoo predict --ckpt runs/listops-full/best.ckpt '[MAX 2 9 ]'\n"
+    "  generate text from a language model      attnzoo generate --ckpt runs/lm-full/best.ckpt --prompt 'The '\n"
     "  data     generate or prepare a data set     attnzoo data listops|text|pathfinder|fashion-mnist --out DIR\n"
     "  bench    speed and memory of one config     attnzoo bench --model local --seq-len 4096\n"
+    "  bench-generate  generation tokens/s and memory against context, per causal model\n"
     "  pattern  picture of the entries computed    attnzoo pattern --model bigbird --seq-len 64 --out p.png\n"
     "  attnmap  a trained model's attention        attnzoo attnmap --ckpt runs/listops-full/best.ckpt --index 0\n"
     "  lra      every model on every task (LRA)    attnzoo lra --preset quick --out runs/lra-quick\n"
@@ -149,6 +151,13 @@ std::string train_help() {
   for (auto& t : task_names()) {
     const TaskInfo& i = task_info(t);
     h += "  " + t + ": " + i.summary + " [" + i.head + " head, " + i.metric + "]\n";
+    if (!i.flag_defaults.empty()) {
+      h += "    its defaults:";
+      for (auto& [flag, value] : i.flag_defaults) h += " --" + flag + " " + value;
+      TrainConfig tc;
+      tc.task = t;
+      h += " --steps " + std::to_string(default_steps(tc)) + "\n";
+    }
     for (auto& o : i.options) {
       std::string range = !o.choices.empty() ? "" : o.kind == TaskOption::kText ? "TEXT" : "N";
       for (auto& c : o.choices) range += (range.empty() ? "" : "|") + (c.empty() ? std::string("(none)") : c);
@@ -158,8 +167,9 @@ std::string train_help() {
   return h;
 }
 
-int cmd_train(const std::vector<std::string>& args) {
-  if (wants_help(args)) return std::printf("%s", train_help().c_str()), 0;
+int cmd_train(const std::vector<std::string>& given_args) {
+  if (wants_help(given_args)) return std::printf("%s", train_help().c_str()), 0;
+  std::vector<std::string> args = given_args;
   std::set<std::string> valued = {"task",   "data",     "steps",      "batch",     "lr",         "weight-decay",
                                   "clip",   "beta1",    "beta2",      "eps",       "optimizer",  "schedule",
                                   "warmup", "eval-every", "log-every", "eval-limit", "seed",      "out",
@@ -169,6 +179,9 @@ int cmd_train(const std::vector<std::string>& args) {
   TrainConfig tc;
   tc.task = Flags::peek(args, "task", tc.task);
   const TaskInfo& task = task_info(tc.task);
+  if (Flags::peek(args, "resume", "").empty())  // the task's own defaults, where no flag is given
+    for (auto& [flag, value] : task.flag_defaults)
+      if (Flags::peek(args, flag, "\x01") == "\x01") args.push_back("--" + flag), args.push_back(value);
   std::set<std::string> task_flags;
   for (auto& o : task.options) task_flags.insert(o.name);
   std::set<std::string> all = valued, switches = {"profile", "quiet", "causal", "detect-anomaly", "force"};
@@ -229,8 +242,8 @@ int cmd_train(const std::vector<std::string>& args) {
     return 0;
   }
   if (task.metric == "bits_per_byte")
-    std::printf("test bits per byte %.4f, best validation %.4f at step %lld, %.1f s of training\n",
-                r.test_loss / std::log(2.0), -r.best_val, (long long)r.best_step, r.seconds);
+    std::printf("test bits per byte %.4f%s, best validation %.4f at step %lld, %.1f s of training\n",
+                r.test_loss / std::log(2.0), t.data().note_test.c_str(), -r.best_val, (long long)r.best_step, r.seconds);
   else
     std::printf("test accuracy %.4f (majority class %.4f), best validation %.4f at step %lld, %.1f s of training\n",
                 r.test_accuracy, r.majority_rate, r.best_val, (long long)r.best_step, r.seconds);
@@ -246,6 +259,9 @@ int cmd_eval(const std::vector<std::string>& args) {
   if (!f.has("ckpt")) fail("eval: --ckpt CKPT is required");
   std::string split = f.str("split", "test");
   EvalResult r = evaluate_checkpoint(f.str("ckpt", ""), split, f.str("data", ""));
+  if (task_info(TrainConfig::from_map(load_checkpoint(f.str("ckpt", "")).train_config).task).metric == "bits_per_byte")
+    return std::printf("%s bits per byte %.4f over %lld predicted bytes\n", split.c_str(), r.loss / std::log(2.0),
+                       (long long)r.examples), 0;
   std::printf("%s accuracy %.4f, loss %.4f over %lld examples\n", split.c_str(), r.accuracy, r.loss,
               (long long)r.examples);
   return 0;
@@ -347,9 +363,11 @@ int cli_main(int argc, char** argv) {
     if (cmd == "export") return cmd_export(args);
     if (cmd == "predict") return cmd_predict(args);
     if (cmd == "import") return cmd_import(args);
+    if (cmd == "generate") return cmd_generate(args);
+    if (cmd == "bench-generate") return cmd_bench_generate(args);
     std::vector<std::string> commands = {"train", "eval", "data", "bench", "pattern", "attnmap", "lra", "plot", "docs",
-                                         "export", "import", "predict", "models"};
-    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, predict, data, bench, pattern, attnmap, lra, plot, docs, export, import, models)\n",
+                                         "export", "import", "predict", "models", "generate", "bench-generate"};
+    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, predict, data, bench, pattern, attnmap, lra, plot, docs, export, import, models, generate, bench-generate)\n",
                  cmd.c_str(), did_you_mean(cmd, commands).c_str());
     return 2;
   } catch (const std::exception& e) {

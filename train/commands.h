@@ -25,5 +25,9 @@ int cmd_import(const std::vector<std::string>& args);
 
 // attnzoo predict --ckpt CKPT INPUT ...: top classes for new inputs (train/predict.cpp).
 int cmd_predict(const std::vector<std::string>& args);
+// attnzoo generate --ckpt CKPT --prompt TEXT: bytes sampled from a language model (train/generate.cpp).
+int cmd_generate(const std::vector<std::string>& args);
+// attnzoo bench-generate: generation tokens/s and state memory against context (train/bench_generate.cpp).
+int cmd_bench_generate(const std::vector<std::string>& args);
 
 }  // namespace az

@@ -268,6 +268,18 @@ Tensor SequenceClassifier::forward(const Batch& b) {
   return head_->forward(pool(h, key_pad));
 }
 
+Tensor SequenceClassifier::embed_token(int32_t token, int64_t t) {
+  if (cfg_.patch_dim > 0 || cls_.defined() || t < 0 || t >= cfg_.max_len)
+    fail("embed_token: position " + std::to_string(t) + " of a token model without CLS (0.." +
+         std::to_string(cfg_.max_len - 1) + ")");
+  Tensor table = cfg_.positions == "learned" ? std::static_pointer_cast<LearnedPositions>(pos_)->table
+                                             : std::static_pointer_cast<SinusoidalPositions>(pos_)->table;
+  Tensor x = tok_->forward(IntTensor({1, 1}, {token}));                // [1,1,D]
+  return add(x, reshape(narrow(table, 0, t, 1), {1, 1, cfg_.dim}));  // + position t, as the positions' forward adds
+}
+
+Tensor SequenceClassifier::token_logits(const Tensor& h) { return head_->forward(ln_f_->forward(h)); }
+
 Tensor SequenceClassifier::pair_features(const Batch& b) {
   Tensor key_pad;
   Tensor h = encode(b, &key_pad);

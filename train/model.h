@@ -80,6 +80,10 @@ class SequenceClassifier : public Module {
   Tensor pool(const Tensor& h, const Tensor& key_pad);
   // Pair head: [u, v, u*v, u-v] [B,4D] for the batch's two sequences (one shared encoder).
   Tensor pair_features(const Batch& b);
+  // Generation (train/generate.h), token head, no CLS: the input to block 0 for one
+  // token at position t [1,1,D], and the logits [B,N,C] of the last block's output h [B,N,D].
+  Tensor embed_token(int32_t token, int64_t t);
+  Tensor token_logits(const Tensor& h);
   const ModelConfig& config() const { return cfg_; }
   std::vector<std::shared_ptr<Block>> blocks;
 

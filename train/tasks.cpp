@@ -241,6 +241,13 @@ TaskData load_task(const TrainConfig& tc, ModelConfig& mc, bool seq_len_given) {
   const TaskInfo& info = task_info(tc.task);
   if (seq_len_given && (mc.max_len < 1 || mc.max_len > kMaxSeqLen))  // before any data is read or generated
     fail("--seq-len must be in 1.." + std::to_string(kMaxSeqLen) + ", got " + std::to_string(mc.max_len));
+  if (info.causal) {  // before any data is read
+    const AttentionInfo& a = attention_info(mc.model);
+    if (!a.causal_ok)
+      fail("task " + tc.task + " needs a causal model; '" + mc.model + "' has no causal form" +
+           (a.why_not_causal.empty() ? "" : " (" + a.why_not_causal + ")"));
+    mc.causal = true;
+  }
   TaskData t = info.load(context_of(tc, seq_len_given ? mc.max_len : 0));
   if (t.splits.train.size() == 0) fail("task " + tc.task + ": the training split is empty");
   if (t.splits.val.size() == 0) fail("task " + tc.task + ": the validation split is empty");

@@ -54,6 +54,8 @@ struct TaskData {
   Splits splits;
   BatchOptions opts;  // batch size, max_len, patch view, augmentation
   int64_t vocab = 0, patch_dim = 0, num_classes = 0, max_len = 0;
+  // Appended to the validation and the test result lines (lm: its n-gram baselines on that split).
+  std::string note_val, note_test;
 };
 
 // Heads (train/model.h): "sequence" (pool -> linear), "pair" (one encoder on
@@ -90,6 +92,11 @@ struct TaskInfo {
   std::vector<TaskOption> options;
   std::function<TaskData(const TaskContext&)> load;
   std::string head = "sequence", metric = "accuracy";
+  // The model must be causal (lm): load_task sets --causal, and refuses a model without a causal form.
+  bool causal = false;
+  // Train and model flags this task sets where the command line gives none (not on --resume):
+  // e.g. lm's {"dim": "128", "lr": "3e-3"}.
+  std::map<std::string, std::string> flag_defaults;
   // The default --steps (2000 unless the task's examples are long).
   std::function<int64_t(const TaskContext&)> default_steps;
   TaskLra lra;

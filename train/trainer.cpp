@@ -363,9 +363,9 @@ void Trainer::validate_and_save(double t0) {
   if (best) best_val_ = score, best_step_ = step_;
   if (tty_) std::fprintf(stderr, "\n");
   if (dist::is_root())
-    std::fprintf(stderr, "step %lld: validation %s %.4f, loss %.4f%s\n", (long long)step_,
+    std::fprintf(stderr, "step %lld: validation %s %.4f, loss %.4f%s%s\n", (long long)step_,
                  metric_ == "bits_per_byte" ? "bits per byte" : "accuracy", metric_ == "bits_per_byte" ? -score : v.accuracy,
-                 v.loss, best ? " (best so far)" : "");
+                 v.loss, best ? " (best so far)" : "", data_.note_val.c_str());
   log_metrics({{"step", double(step_)}, {"val_acc", v.accuracy}, {"val_loss", v.loss}, {"elapsed", now() - t0}});
   dist::check_replicas(*model_, "at step " + std::to_string(step_));
   if (!dist::is_root()) return;

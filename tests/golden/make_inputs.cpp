@@ -58,6 +58,7 @@ const std::vector<Case> kCases = {
     {"global", "global", {{"globals", 2}, {"learned", 0}, {"block", 5}}},
     {"global_learned", "global", {{"globals", 2}, {"learned", 1}, {"block", 5}}},
     {"longformer", "longformer", {{"window", 2}, {"dilation", 2}, {"globals", 1}, {"block", 4}}},
+    {"longformer_causal", "longformer", {{"window", 2}, {"dilation", 2}, {"globals", 0}, {"block", 4}}, true},
     {"bigbird", "bigbird", {{"block", 2}, {"random_blocks", 1}}},
     {"compressed", "compressed", {{"compress", 3}}},
     {"efficient", "efficient", {}},

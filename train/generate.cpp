@@ -1,0 +1,247 @@
+// Generation (see generate.h), and `attnzoo generate --ckpt CKPT --prompt TEXT
+// --tokens K [--temperature T --top-k K --top-p P --seed S]`: feeds the
+// prompt's bytes, then samples K bytes, each fed back, printing each as it is
+// drawn.  Cost per byte: the variant's decoding state (O(t d) per layer for a
+// KV cache at position t, O(w d) for a window, O(m d) for the recurrent
+// state), or a whole forward pass over the prefix for a variant without one.
+//
+// The context: a prompt longer than the model's --seq-len is refused (the
+// learned positions end there; a cut prompt would silently lose its start).
+// When the prompt and the sampled bytes fill the context, the decoder restarts
+// on the last half of it and says so once.
+#include "train/generate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "data/lm_corpus.h"
+#include "train/checkpoint.h"
+#include "train/cli.h"
+#include "train/commands.h"
+#include "train/tasks.h"
+#include "train/trainer.h"
+
+namespace az {
+
+// ---- the decoder ------------------------------------------------------------------------
+LmDecoder::LmDecoder(SequenceClassifier& model) : model_(model) {
+  const ModelConfig& c = model.config();
+  if (c.head != "token") fail("generate: the model has a " + c.head + " head; generation needs a language model (--task lm)");
+  if (!c.causal) fail("generate: the model is not causal; generation needs a causal model (--task lm)");
+  if (c.pool == "cls" || c.patch_dim > 0) fail("generate: a model with a CLS token or patches cannot be decoded");
+  model_.eval();
+  reset();
+}
+
+void LmDecoder::reset() {
+  tokens_.clear();
+  states_.clear();
+  for (auto& b : model_.blocks) {
+    auto s = make_decode_state(*b->mixer, model_.config().model);
+    if (!s) {
+      states_.clear();
+      return;
+    }
+    states_.push_back(std::move(s));
+  }
+}
+
+std::vector<float> LmDecoder::feed(int32_t token) {
+  NoGradGuard ng;
+  const int64_t t = position();
+  if (t >= model_.config().max_len)
+    fail("generate: position " + std::to_string(t) + " is past the model's context of " +
+         std::to_string(model_.config().max_len));
+  tokens_.push_back(token);
+  Tensor logits;
+  if (states_.empty()) {  // re-run the prefix: one full causal forward, the last position's logits
+    Batch b;
+    b.B = 1, b.N = int(tokens_.size());
+    b.tokens = tokens_;
+    b.pad_mask.assign(tokens_.size(), 0.0f);
+    Tensor all = model_.forward(b);  // [1,N,C]
+    logits = narrow(all, 1, t, 1);
+  } else {
+    Tensor x = model_.embed_token(token, t);  // [1,1,D]
+    for (size_t l = 0; l < model_.blocks.size(); ++l) {
+      Block& blk = *model_.blocks[l];
+      x = add(x, states_[l]->step(blk.ln1->forward(x)));  // x + mixer(LN(x)); dropout is off in eval
+      if (blk.ffn) x = add(x, blk.ffn->forward(blk.ln2->forward(x)));
+    }
+    logits = model_.token_logits(x);
+  }
+  return std::vector<float>(logits.data(), logits.data() + logits.numel());
+}
+
+std::string LmDecoder::method() const {
+  if (states_.empty()) return "re-runs the prefix for each token (model '" + model_.config().model + "' has no decoding state)";
+  return states_.front()->kind();
+}
+
+int64_t LmDecoder::state_bytes() const {
+  if (states_.empty()) return int64_t(tokens_.size() * sizeof(int32_t));
+  int64_t n = 0;
+  for (auto& s : states_) n += s->state_bytes();
+  return n;
+}
+
+// ---- sampling ---------------------------------------------------------------------------
+static std::string show(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+void check_sampling(const SamplingOptions& o, int64_t classes) {
+  if (!(o.temperature >= 0 && o.temperature <= 100))
+    fail("generate: --temperature must be in 0..100 (0: always the most likely byte), got " + show(o.temperature));
+  if (o.top_k < 0 || o.top_k > classes)
+    fail("generate: --top-k must be in 0.." + std::to_string(classes) + " (0: no cut), got " + std::to_string(o.top_k));
+  if (!(o.top_p > 0 && o.top_p <= 1)) fail("generate: --top-p must be in (0, 1] (1: no cut), got " + show(o.top_p));
+}
+
+int32_t sample_logits(const std::vector<float>& logits, const SamplingOptions& o, Rng& rng) {
+  const size_t C = logits.size();
+  std::vector<int32_t> order(C);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return logits[size_t(a)] > logits[size_t(b)]; });
+  if (o.temperature == 0) return order[0];
+  size_t keep = o.top_k > 0 ? std::min(C, size_t(o.top_k)) : C;
+  std::vector<double> p(keep);
+  double mx = logits[size_t(order[0])], z = 0;
+  for (size_t i = 0; i < keep; ++i) z += p[i] = std::exp((double(logits[size_t(order[i])]) - mx) / o.temperature);
+  if (o.top_p < 1) {  // the smallest prefix (most likely first) whose mass reaches top_p
+    double acc = 0;
+    size_t n = 0;
+    while (n < keep && acc < o.top_p * z) acc += p[n++];
+    keep = std::max<size_t>(n, 1);
+    z = 0;
+    for (size_t i = 0; i < keep; ++i) z += p[i];
+  }
+  double u = double(rng.uniform()) * z, acc = 0;
+  for (size_t i = 0; i < keep; ++i)
+    if ((acc += p[i]) > u) return order[i];
+  return order[keep - 1];
+}
+
+// ---- printing -----------------------------------------------------------------------------
+void Utf8Printer::emit(const std::string& s) {
+  out_ += s;
+  if (f_) std::fwrite(s.data(), 1, s.size(), f_), std::fflush(f_);
+}
+
+void Utf8Printer::put(uint8_t b) {
+  static const std::string kBad = "\xEF\xBF\xBD";  // U+FFFD
+  if (need_ > 0) {
+    uint8_t lo = 0x80, hi = 0xBF, lead = uint8_t(pending_[0]);
+    if (pending_.size() == 1) {  // no overlong forms, surrogates or code points past U+10FFFF
+      if (lead == 0xE0) lo = 0xA0;
+      if (lead == 0xED) hi = 0x9F;
+      if (lead == 0xF0) lo = 0x90;
+      if (lead == 0xF4) hi = 0x8F;
+    }
+    if (b >= lo && b <= hi) {
+      pending_ += char(b);
+      if (--need_ == 0) emit(pending_), pending_.clear();
+      return;
+    }
+    emit(kBad), pending_.clear(), need_ = 0;  // the broken sequence; b starts afresh
+  }
+  if (b < 0x80) {
+    if ((b < 0x20 && b != '\n' && b != '\t') || b == 0x7F) emit(kBad);  // no terminal control codes
+    else emit(std::string(1, char(b)));
+  } else if (b >= 0xC2 && b <= 0xF4) {
+    pending_ = std::string(1, char(b));
+    need_ = b < 0xE0 ? 1 : b < 0xF0 ? 2 : 3;
+  } else {
+    emit(kBad);
+  }
+}
+
+void Utf8Printer::flush() {
+  if (need_ > 0) emit("\xEF\xBF\xBD"), pending_.clear(), need_ = 0;
+}
+
+// ---- attnzoo generate -----------------------------------------------------------------------
+int cmd_generate(const std::vector<std::string>& args) {
+  for (auto& a : args)
+    if (a == "--help" || a == "-h")
+      return std::printf(
+                 "attnzoo generate --ckpt CKPT --prompt TEXT [--tokens K] [--temperature T] [--top-k K] [--top-p P] [--seed S]\n"
+                 "  samples K bytes (default 300) from a language model (attnzoo train --task lm) after the prompt,\n"
+                 "  printing each as it is drawn (invalid UTF-8 and control bytes as U+FFFD), then tokens/s on stderr.\n"
+                 "  --temperature 0..100 (default 1; 0: always the most likely byte), --top-k 0..256 (0: all),\n"
+                 "  --top-p (0,1] (1: all), --seed S (the same seed gives the same text).  Incremental: a KV cache\n"
+                 "  (full, flash; local, strided and longformer keep only their window), the recurrent state (linear,\n"
+                 "  performer, rfa), the value cache (synthesizer), the gated half (gmlp); a model without a state\n"
+                 "  re-runs the prefix for every byte.  A prompt longer than the model's context\n"
+                 "  is refused; a full context restarts on its last half, with a notice.\n"),
+             0;
+  Flags f("generate", args, {"ckpt", "prompt", "tokens", "temperature", "top-k", "top-p", "seed"}, {});
+  if (!f.has("ckpt")) fail("generate: --ckpt CKPT is required");
+  if (!f.has("prompt")) fail("generate: --prompt TEXT is required (the bytes the model continues)");
+  std::string prompt = f.str("prompt", "");
+  if (prompt.empty()) fail("generate: --prompt must not be empty (the model needs a first byte to continue)");
+  int64_t tokens = f.integer("tokens", 300);
+  if (tokens < 1 || tokens > 1000000) fail("generate: --tokens must be in 1..1000000, got " + std::to_string(tokens));
+  int64_t seed = f.integer("seed", 1);
+  if (seed < 0) fail("generate: --seed must not be negative, got " + std::to_string(seed));
+  SamplingOptions so;
+  so.temperature = f.number("temperature", 1.0);
+  so.top_k = f.integer("top-k", 0);
+  so.top_p = f.number("top-p", 1.0);
+  check_sampling(so, kByteClasses);
+
+  std::string path = f.str("ckpt", "");
+  Checkpoint ck = load_checkpoint(path);
+  ModelConfig mc = ModelConfig::from_map(ck.model_config);
+  if (mc.head != "token" || mc.num_classes != kByteClasses)
+    fail("generate: " + path + " is not a byte-level language model (train one with attnzoo train --task lm)");
+  if (int64_t(prompt.size()) > mc.max_len)
+    fail("generate: the prompt has " + std::to_string(prompt.size()) + " bytes, more than the model's context of " +
+         std::to_string(mc.max_len) + " (its --seq-len); give a shorter prompt");
+  SequenceClassifier model(mc);
+  load_into(model.named_parameters(), ck.params, "parameter", path);
+  load_into(model.named_buffers(), ck.buffers, "buffer", path);
+  LmDecoder dec(model);
+  std::fprintf(stderr, "generate: %s, %s\n", mc.model.c_str(), dec.method().c_str());
+
+  Rng rng{uint64_t(seed)};
+  Utf8Printer out(stdout);
+  std::vector<int32_t> history;  // every token, for a restart when the context is full
+  std::vector<float> logits;
+  for (unsigned char ch : prompt) {
+    out.put(ch);
+    history.push_back(int32_t(ch) + 1);
+    logits = dec.feed(int32_t(ch) + 1);
+  }
+  bool told = false;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < tokens; ++i) {
+    int32_t byte = sample_logits(logits, so, rng);
+    out.put(uint8_t(byte));
+    history.push_back(byte + 1);
+    if (i + 1 == tokens) break;
+    if (dec.position() >= mc.max_len) {  // context full: start again on its last half
+      if (!told) {
+        out.flush();
+        std::fprintf(stderr, "\ngenerate: the context of %lld bytes is full; continuing from its last %lld bytes\n",
+                     (long long)mc.max_len, (long long)(mc.max_len / 2));
+        told = true;
+      }
+      dec.reset();
+      for (size_t j = history.size() - size_t(mc.max_len / 2); j + 1 < history.size(); ++j) dec.feed(history[j]);
+    }
+    logits = dec.feed(byte + 1);
+  }
+  out.flush();
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "\ngenerate: %lld bytes in %.2f s, %.1f tokens/s (%s, state %.1f KB)\n", (long long)tokens, s,
+               double(tokens) / std::max(s, 1e-9), dec.method().c_str(), double(dec.state_bytes()) / 1024.0);
+  return 0;
+}
+
+}  // namespace az
