@@ -222,7 +222,7 @@ RegisterAttention reg({"reformer",
                         {"hashes", 4, 1, 16, "hash rounds (more rounds: closer to full attention, proportionally slower)"},
                         {"buckets", 0, 0, 65536, "hash buckets (even); 0 = padded length / bucket_size"}},
                        [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); }, false,
-                       "learned", "its chunks of sorted buckets mix later positions; a causal form needs a position mask inside the shared chunk kernel"});
+                       "learned", "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N"});
 
 }  // namespace
 }  // namespace az
