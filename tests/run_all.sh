@@ -7,8 +7,10 @@ passed=0; failed=0; status=0
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 for t in "$@"; do
   echo "== $t"
+  t0=$(date +%s.%N)
   out=$(OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} "$t" 2>&1); rc=$?
   echo "$out" | tail -n 40
+  echo "== $t: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
   line=$(echo "$out" | grep -E '^\[doctest\] test cases:' | tail -n 1)
   if [ -z "$line" ]; then
     echo "!! $t produced no doctest summary (exit $rc)"; failed=$((failed+1)); status=1; continue
