@@ -21,7 +21,15 @@
 // input with zero rows up to max_len.  Padding: padded rows are zeroed before
 // the mixing, so they contribute nothing to any output (their own outputs are
 // b2 plus the mixture: finite, unspecified).
+//
+// Causal form (--causal, e.g. --task lm): one hidden unit per position, D_S =
+// N, hidden unit h reading positions j <= h (W1[j,h] = 0 for j > h) and output
+// i reading hidden units h <= i (W2[i,h] = 0 for h > i): both token-mixing
+// weights are masked triangular, as gMLP masks its spatial weights, so output
+// i depends only on positions <= i.  Cost O(N^2 D) per example, like gMLP's;
+// --token_hidden must then be 0 (= --seq-len).  Decoding re-runs the prefix.
 #include "attention/attention.h"
+#include "attention/common.h"
 
 namespace az {
 namespace {
@@ -30,7 +38,10 @@ class MlpMixer : public Attention {
  public:
   explicit MlpMixer(const AttentionConfig& c) : Attention(c) {
     int64_t ds = knob_int("token_hidden");
-    ds_ = ds > 0 ? ds : std::max<int64_t>(1, c.dim / 2);
+    if (c.causal && ds > 0 && ds != c.max_len)
+      fail("mixer: the causal form has one hidden unit per position: --token_hidden must be 0 (= --seq-len " +
+           std::to_string(c.max_len) + "), got " + std::to_string(ds));
+    ds_ = c.causal ? c.max_len : ds > 0 ? ds : std::max<int64_t>(1, c.dim / 2);
     // Dense layers over positions, Xavier-uniform like every Linear here (fan
     // in/out = max_len and D_S for both).  W2 is stored [max_len, D_S], row i
     // = output position i, so slicing to N positions keeps the first N rows.
@@ -44,10 +55,16 @@ class MlpMixer : public Attention {
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
     int64_t N = check_input(x);
     Tensor xin = key_pad.defined() ? mul(x, keep_rows(key_pad)) : x;  // padded rows -> 0
-    Tensor w1 = rows(w1_, N), w2 = rows(w2_, N);                        // [N, D_S]
+    Tensor w1 = rows(w1_, N), w2 = rows(w2_, N), b1 = b1_;            // [N, D_S]
     Tensor b2 = reshape(rows(b2_, N), {N, 1});
+    if (cfg_.causal) {  // hidden units 0..N-1 only (the later ones reach no output), both maps triangular
+      if (N < ds_) w1 = narrow(w1, 1, 0, N), w2 = narrow(w2, 1, 0, N), b1 = narrow(b1, 0, 0, N);
+      Tensor later = causal_mask(N);                       // [N,N]: 1 where column > row
+      w1 = masked_fill(w1, transpose(later, 0, 1), 0.0f);  // W1[j,h] = 0 for j > h
+      w2 = masked_fill(w2, later, 0.0f);                   // W2[i,h] = 0 for h > i
+    }
     // H = gelu(W1^T X + b1) [B,D_S,D]: hidden units across positions, per channel.
-    Tensor h = gelu(add(matmul(w1, xin, true, false), reshape(b1_, {ds_, 1})));
+    Tensor h = gelu(add(matmul(w1, xin, true, false), reshape(b1, {b1.size(0), 1})));
     return add(matmul(w2, h), b2);  // W2 H + b2 [B,N,D]
   }
 
@@ -78,8 +95,7 @@ class MlpMixer : public Attention {
 
 RegisterAttention reg({"mixer", "MLP-Mixer token mixing: an MLP across positions, shared by channels (Tolstikhin et al. 2021)",
                        {{"token_hidden", 0, 0, 65536, "hidden width D_S of the token-mixing MLP; 0 = dim/2 (Mixer's ratio)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); }, false, "attention-free",
-                       "its token-mixing hidden units read every position"});
+                       [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); }, true, "attention-free"});
 
 }  // namespace
 }  // namespace az

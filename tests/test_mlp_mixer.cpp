@@ -124,11 +124,38 @@ TEST_CASE("mixer: padding ignored, gradients, knobs and errors") {
   CHECK(y.shape() == Shape{1, 12, 8});
   CHECK(error_of<Error>([&] { m->forward(random_input(1, 13, 8, 1), Tensor()); }) ==
         "mixer: sequence of 13 positions exceeds --seq-len 12 (the token-mixing weights have one row per position)");
-  CHECK(error_of<Error>([&] { make_attention("mixer", config(8, 12, {}, true)); })  ==
-        "model 'mixer' has no causal form (its token-mixing hidden units read every position)");
+  CHECK(error_of<Error>([&] { make_attention("mixer", config(8, 12, {{"token_hidden", 5}}, true)); }) ==
+        "mixer: the causal form has one hidden unit per position: --token_hidden must be 0 (= --seq-len 12), got 5");
   Pattern p = m->pattern(narrow(x, 0, 0, 1), narrow(pad, 0, 0, 1));
   CHECK(p.cell[0 * 9 + 7] == 0);  // padded column
   CHECK(p.cell[8 * 9 + 5] == 1);
+}
+
+TEST_CASE("mixer's causal form: triangular token-mixing weights, equal to a by-hand loop, gradients checked") {
+  global_rng().seed_with(13);
+  auto m = make_attention("mixer", config(4, 10, {}, true));
+  CHECK(find_param(*m, "token_fc1.weight").shape() == Shape{10, 10});  // one hidden unit per position
+  for (auto& p : m->named_parameters())  // biases start at 0: give them values the loop must use
+    if (p.name.find("bias") != std::string::npos)
+      for (int64_t i = 0; i < p.tensor.numel(); ++i) p.tensor.data()[i] = 0.1f * float(i % 5) - 0.2f;
+  const int64_t B = 2, N = 7, D = 4;
+  Tensor x = random_input(B, N, D, 3);
+  Tensor y = m->forward(x, Tensor());
+  const float *w1 = find_param(*m, "token_fc1.weight").data(), *b1 = find_param(*m, "token_fc1.bias").data();
+  const float *w2 = find_param(*m, "token_fc2.weight").data(), *b2 = find_param(*m, "token_fc2.bias").data();
+  auto gelu = [](double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))); };
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t c = 0; c < D; ++c) {
+        double want = b2[i];
+        for (int64_t h = 0; h <= i; ++h) {  // output i reads hidden units h <= i ...
+          double pre = b1[h];
+          for (int64_t j = 0; j <= h; ++j) pre += double(w1[j * 10 + h]) * x.data()[(b * N + j) * D + c];  // ... which read j <= h
+          want += double(w2[i * 10 + h]) * gelu(pre);
+        }
+        CHECK(y.data()[(b * N + i) * D + c] == doctest::Approx(want).epsilon(1e-5));
+      }
+  check_gradients(*m, [&](const Tensor& in) { return m->forward(in, Tensor()); }, x);
 }
 
 // ---- gMLP ----------------------------------------------------------------------------------
