@@ -48,6 +48,7 @@ const std::vector<Case> kCases = {
     {"synthesizer_random", "synthesizer", {{"synth_mode", 1}}},
     {"synthesizer_factorised", "synthesizer", {{"synth_mode", 2}, {"synth_rank", 3}}},
     {"mixer", "mixer", {{"token_hidden", 6}}},
+    {"mixer_causal", "mixer", {}, true},
     {"gmlp", "gmlp", {{"hidden", 24}}},
     {"gmlp_causal", "gmlp", {{"hidden", 24}}, true},
     {"fnet", "fnet", {}},

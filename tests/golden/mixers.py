@@ -151,12 +151,17 @@ def mixer(ctx, x, pad, p):
     """Tolstikhin et al. 2021, eq. 1: token mixing U = X + W2 gelu(W1 LN(X)^T)^T, an MLP across
     positions shared by the channels (the residual and LN are the block's).  attnzoo stores
     token_fc1.weight [positions, D_S] and token_fc2.weight [positions, D_S] (one row per output
-    position), sliced to N positions; padded rows are not part of the sequence (zero)."""
+    position), sliced to N positions; padded rows are not part of the sequence (zero).  Causal:
+    D_S = max_len, W1 upper- and W2 lower-triangular over (position, hidden unit)."""
     N = x.shape[1]
     x = x * (pad == 0).double()[..., None]
     xt = x.transpose(1, 2)  # [B,D,N]
-    h = gelu(xt @ ctx.W[p + "token_fc1.weight"][:N] + ctx.W[p + "token_fc1.bias"])
-    y = h @ ctx.W[p + "token_fc2.weight"][:N].T + ctx.W[p + "token_fc2.bias"][:N]
+    W1, W2 = ctx.W[p + "token_fc1.weight"][:N], ctx.W[p + "token_fc2.weight"][:N]
+    b1 = ctx.W[p + "token_fc1.bias"]
+    if ctx.causal:  # one hidden unit per position: unit h reads positions j <= h, output i units h <= i
+        W1, W2, b1 = W1[:, :N].triu(), W2[:, :N].tril(), b1[:N]
+    h = gelu(xt @ W1 + b1)
+    y = h @ W2.T + ctx.W[p + "token_fc2.bias"][:N]
     return y.transpose(1, 2)
 
 
