@@ -30,18 +30,12 @@ struct Run {
 
 Run run(const std::string& cmd) {
   Run r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  while (fgets(buf, sizeof buf, p)) r.out += buf;
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.status = az::test::run_shell(cmd + " 2>&1", &r.out);
   return r;
 }
 
 std::string build_dir() {
-  const char* bin = std::getenv("ATTNZOO_BIN");
-  return std::filesystem::path(bin ? bin : "build/attnzoo").parent_path().string();
+  return std::filesystem::path(az::test::attnzoo_bin()).parent_path().string();
 }
 
 std::vector<std::string> lines_of(const std::string& s) {

@@ -98,19 +98,10 @@ std::string in_child(const std::function<std::string()>& f) {
   return out;
 }
 
-// Runs the program (stdout dropped); returns the exit status and stderr.
-// A hang is cut by `timeout` (status 124).
+// The program's exit status, with its stderr in *err (stdout dropped); a hang
+// is cut at 120 s (status 124).
 int run_cli(const std::string& args, std::string* err, int seconds = 120) {
-  const char* bin = std::getenv("ATTNZOO_BIN");
-  std::string cmd = "timeout -k 5 " + std::to_string(seconds) + " " + std::string(bin ? bin : "build/attnzoo") + " " +
-                    args + " 2>&1 >/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  err->clear();
-  while (fgets(buf, sizeof buf, p)) *err += buf;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return az::test::run_cli(args, err, az::test::Streams::stderr_only, seconds);
 }
 
 TrainConfig tiny_run(const std::string& out) {

@@ -357,17 +357,9 @@ struct Run {
   std::string out, err;
 };
 Run run_program(const std::string& args, const TempDir& dir) {
-  const char* bin = std::getenv("ATTNZOO_BIN");
   std::string err_file = dir / "stderr.txt";
-  std::string cmd = "timeout -k 5 120 " + std::string(bin ? bin : "build/attnzoo") + " " + args + " 2>" + err_file;
   Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.status = az::test::run_shell("timeout -k 5 120 " + az::test::attnzoo_bin() + " " + args + " 2>" + err_file, &r.out);
   std::ifstream in(err_file);
   r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return r;

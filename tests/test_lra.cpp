@@ -18,6 +18,7 @@
 #include <map>
 
 #include "train/lra.h"
+#include "tests/util.h"
 
 using namespace az;
 namespace fs = std::filesystem;
@@ -29,18 +30,7 @@ std::string temp_dir() {
   return mkdtemp(tmpl);
 }
 
-// Runs `attnzoo ARGS`; returns the exit status, with stdout and stderr in *out.
-int run_cli(const std::string& args, std::string* out) {
-  const char* bin = std::getenv("ATTNZOO_BIN");
-  std::string cmd = std::string(bin && *bin ? bin : "build/attnzoo") + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  out->clear();
-  while (fgets(buf, sizeof buf, p)) *out += buf;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+using az::test::run_cli;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

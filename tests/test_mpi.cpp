@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "attention/attention.h"
+#include "tests/util.h"
 #include "train/checkpoint.h"
 #include "train/distributed.h"
 #include "train/model.h"
@@ -51,14 +52,9 @@ std::string env_or(const char* name, const std::string& def) {
 // its standard output and error in *out, and its duration.
 int sh(const std::string& cmd, std::string* out, double* seconds = nullptr) {
   double t0 = now();
-  FILE* p = popen((cmd + " </dev/null 2>&1").c_str(), "r");  // mpirun forwards stdin: give it none
-  REQUIRE(p);
-  char buf[4096];
-  out->clear();
-  while (fgets(buf, sizeof buf, p)) *out += buf;
-  int st = pclose(p);
+  int st = az::test::run_shell(cmd + " </dev/null 2>&1", out);  // mpirun forwards stdin: give it none
   if (seconds) *seconds = now() - t0;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return st;
 }
 
 std::string serial_bin() { return env_or("ATTNZOO_BIN", "build/attnzoo"); }

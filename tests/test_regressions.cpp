@@ -252,13 +252,7 @@ TEST_CASE("pooling ignores padding: a padded example's logits equal the same exa
     }
 }
 
-// Runs the program; returns its exit status.
-static int run_cli(const std::string& args) {
-  const char* bin = std::getenv("ATTNZOO_BIN");
-  std::string cmd = std::string(bin ? bin : "build/attnzoo") + " " + args + " >/dev/null 2>&1";
-  int st = std::system(cmd.c_str());
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+using az::test::run_cli;
 
 TEST_CASE("the command line's flags reach the run: metrics.jsonl's schedule and the checkpoint's model") {
   TempDir dir("az_regressions");

