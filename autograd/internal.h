@@ -12,14 +12,17 @@
 namespace az {
 
 // Below this many elements a loop is not worth waking a second thread for, and products of at
-// most kGemmThreadMin multiply-adds (M N K) run on one thread.  Measured on the 2-core Sapphire
-// Rapids (2026-12-01, best of 60 while other jobs ran): add and GELU gain from a second thread
-// from 2^18 elements on (add of 2^18: 116 -> 40 us, below it no gain); an sgemm of
-// 2^25-2^27 multiply-adds ([1024-4096 x 128] x [128 x 256]) was never faster on two threads
-// (2048 rows: 1.6 ms on one, 6.3 ms at best on two), and every parallel region on a shared
-// machine risks waiting a time slice for its second thread.  (Was 2^15 and OpenBLAS's own choice.)
-constexpr int64_t kParallelMin = 1 << 18;
-constexpr int64_t kGemmThreadMin = int64_t(1) << 26;
+// most kGemmThreadMin multiply-adds (M N K) run on one thread.  Measured on the idle 2-core
+// Sapphire Rapids (2026-12-01, best of 200 and 40, bench/thresholds.cpp):
+// an add of 2^14 floats takes 9.1 us on one thread and 6.8 on two (1.3x), of 2^15 18.5 / 12.6,
+// of 2^18 140 / 71 (2.0x); an sgemm [R x 128] x [128 x 256] of 2^22 multiply-adds 75 / 60 us
+// (1.25x), of 2^24 258 / 191, of 2^26 1030 / 657 (1.57x).  So a second thread pays from about
+// 2^15 elements and 2^21 multiply-adds; below them (the attention tiles, per-row work) one
+// thread.  An earlier choice (2^18 and 2^26), measured while other jobs held the cores, kept
+// the mixer's [2048 x 128] activations and their products on one thread: 2 threads then ran
+// the Fashion-MNIST mixer at 11.2 steps/s against 14.5 for the build before it (idle machine).
+constexpr int64_t kParallelMin = 1 << 15;
+constexpr int64_t kGemmThreadMin = int64_t(1) << 21;
 
 Shape broadcast_shape(const char* op, const Shape& a, const Shape& b);
 std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);

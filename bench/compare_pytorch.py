@@ -31,6 +31,26 @@ try:
 except ImportError:
     sys.exit("compare_pytorch.py needs PyTorch: apt-get install python3-torch, then run it with /usr/bin/python3")
 
+# OpenBLAS 0.3.21 does not know newer CPUs (Sapphire Rapids) and falls back to
+# its Prescott (SSE3) kernels; attnzoo then runs itself with OPENBLAS_CORETYPE
+# set (train/bench.cpp), so PyTorch, on the same OpenBLAS, must get the same
+# kernels, or it runs at half its rate (measured: local at 4K, 1.14 against
+# 2.25-2.51 steps/s).  The same rule as attnzoo's; an explicit value wins.
+if "OPENBLAS_CORETYPE" not in os.environ:
+    import ctypes
+    try:
+        blas = ctypes.CDLL("libopenblas.so.0")
+        blas.openblas_get_corename.restype = ctypes.c_char_p
+        corename = blas.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        corename = ""
+    flags = open("/proc/cpuinfo").read().split()
+    want = "SkylakeX" if "avx512f" in flags else "Haswell" if "avx2" in flags else None
+    if corename.lower() == "prescott" and want:
+        print(f"note: OpenBLAS chose its Prescott kernels; running again with OPENBLAS_CORETYPE={want}", file=sys.stderr)
+        os.environ["OPENBLAS_CORETYPE"] = want
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+
 
 class Attention(nn.Module):
     def __init__(self, kind, dim, heads, max_len, generator):
