@@ -187,12 +187,14 @@ Tensor softmax(const Tensor& x, const Tensor& mask, bool is_bool) {
 #pragma omp parallel for schedule(guided) if (x.numel() > kParallelMin)
   for (int64_t r = 0; r < rows; ++r) {
     float* yr = py + r * n;
-    float mx = masked_row(px + r * n, mr.p ? mr.row(r) : nullptr, mr.col_stride, is_bool, n, yr);
+    const float* xr = px + r * n;
+    // unmasked: the max straight from x, and exp writes y (one pass less than copying first)
+    float mx = mr.p ? masked_row(xr, mr.row(r), mr.col_stride, is_bool, n, yr) : vec::max(xr, n);
     if (mx == -std::numeric_limits<float>::infinity()) {  // nothing to attend to
       std::fill(yr, yr + n, 0.0f);
       continue;
     }
-    vec::scale(yr, 1.0f / vec::exp_sum(yr, yr, mx, n), n);
+    vec::scale(yr, 1.0f / vec::exp_sum(yr, mr.p ? yr : xr, mx, n), n);
   }
   if (needs_grad({&x}))
     attach(y, "softmax", {x}, [x, n, rows](const Tensor& y) {
