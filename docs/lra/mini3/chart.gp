@@ -1,4 +1,10 @@
 # chart.svg and chart.png, written by attnzoo; rerun with `gnuplot chart.gp` in this folder.
+$f0 << EOD
+"full" 0.5015 61.848 7 0.203879
+EOD
+$f1 << EOD
+"local" 8.495 62.5197 1.54513 0.151548
+EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
 set output 'chart.svg'
@@ -7,8 +13,18 @@ set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s),
 set ylabel "average test accuracy (%): ListOps, Text, Retrieval, Image, Pathfinder"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
-set label 1 'no model has both an average accuracy and a bench at the longest length yet' at graph 0.5,0.5 center
-plot [0:1][0:1] NaN notitle
+set logscale x
+set xrange [0.278611:15.291]
+set yrange [36.69:65.6713]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
+set label 1 "full" at 0.5015,61.848 center offset char 0,2.31429 front
+set label 2 "local" at 8.495,62.5197 center offset char 0,1.06746 front
+set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
+set label 3 'chance (majority class)' at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle
 
 unset output
 set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
@@ -18,7 +34,17 @@ set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s),
 set ylabel "average test accuracy (%): ListOps, Text, Retrieval, Image, Pathfinder"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
-set label 1 'no model has both an average accuracy and a bench at the longest length yet' at graph 0.5,0.5 center
-plot [0:1][0:1] NaN notitle
+set logscale x
+set xrange [0.278611:15.291]
+set yrange [36.69:65.6713]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
+set label 1 "full" at 0.5015,61.848 center offset char 0,2.31429 front
+set label 2 "local" at 8.495,62.5197 center offset char 0,1.06746 front
+set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
+set label 3 'chance (majority class)' at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle
 
 unset output
