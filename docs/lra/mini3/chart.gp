@@ -4,6 +4,11 @@ $f0 << EOD
 EOD
 $f1 << EOD
 "local" 8.495 62.5197 1.54513 0.151548
+"bigbird" 4.0773 62.194 2.02332 0.166533
+EOD
+$f2 << EOD
+"linformer" 5.2374 62.1643 1.66578 0.262996
+"performer" 4.9189 61.4571 1.62183 0.122202
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -19,12 +24,17 @@ set yrange [36.69:65.6713]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
 set label 1 "full" at 0.5015,61.848 center offset char 0,2.31429 front
 set label 2 "local" at 8.495,62.5197 center offset char 0,1.06746 front
+set label 3 "bigbird" at 4.0773,62.194 center offset char 0,1.17676 front
+set label 4 "linformer" at 5.2374,62.1643 center offset char 5.83293,0 front
+set label 5 "performer" at 4.9189,61.4571 center offset char 0,-1.08499 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
-set label 3 'chance (majority class)' at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
+set label 6 'chance (majority class)' at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
-     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle
 
 unset output
 set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
@@ -40,11 +50,16 @@ set yrange [36.69:65.6713]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
 set label 1 "full" at 0.5015,61.848 center offset char 0,2.31429 front
 set label 2 "local" at 8.495,62.5197 center offset char 0,1.06746 front
+set label 3 "bigbird" at 4.0773,62.194 center offset char 0,1.17676 front
+set label 4 "linformer" at 5.2374,62.1643 center offset char 5.83293,0 front
+set label 5 "performer" at 4.9189,61.4571 center offset char 0,-1.08499 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
-set label 3 'chance (majority class)' at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
+set label 6 'chance (majority class)' at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
-     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle
 
 unset output
