@@ -162,23 +162,25 @@ static Tensor binary(const char* name, const Tensor& a, const Tensor& b, Fwd fwd
       const float *pa = a.data(), *pb = b.data(), *g = y.grad_data();
       int64_t n = y.numel();
       bool same = a.shape() == b.shape();
-      if (a.requires_grad()) {
-        float* ga = a.grad_data();
-        if (a.shape() == y.shape() && same) {
+      // Same shapes: each element of the gradient written once (no zeroing pass when it is new).
+      auto direct = [&](const Tensor& t, auto d) {
+        bool fresh;
+        float* gt = grad_for_write(t, fresh);
+        if (fresh) {
 #pragma omp parallel for simd if (n > kParallelMin)
-          for (int64_t i = 0; i < n; ++i) ga[i] += g[i] * da(pa[i], pb[i]);
+          for (int64_t i = 0; i < n; ++i) gt[i] = g[i] * d(pa[i], pb[i]);
         } else {
-          reduce_grad(y.shape(), a.shape(), b.shape(), g, pa, pb, ga, [&](float x, float o) { return da(x, o); });
+#pragma omp parallel for simd if (n > kParallelMin)
+          for (int64_t i = 0; i < n; ++i) gt[i] += g[i] * d(pa[i], pb[i]);
         }
+      };
+      if (a.requires_grad()) {
+        if (same) direct(a, da);
+        else reduce_grad(y.shape(), a.shape(), b.shape(), g, pa, pb, a.grad_data(), [&](float x, float o) { return da(x, o); });
       }
       if (b.requires_grad()) {
-        float* gb = b.grad_data();
-        if (b.shape() == y.shape() && same) {
-#pragma omp parallel for simd if (n > kParallelMin)
-          for (int64_t i = 0; i < n; ++i) gb[i] += g[i] * db(pa[i], pb[i]);
-        } else {
-          reduce_grad(y.shape(), b.shape(), a.shape(), g, pb, pa, gb, [&](float x, float o) { return db(o, x); });
-        }
+        if (same) direct(b, db);
+        else reduce_grad(y.shape(), b.shape(), a.shape(), g, pb, pa, b.grad_data(), [&](float x, float o) { return db(o, x); });
       }
     });
   return y;

@@ -30,6 +30,7 @@
 // --token_hidden must then be 0 (= --seq-len).  Decoding re-runs the prefix.
 #include "attention/attention.h"
 #include "attention/common.h"
+#include "mlp_mixer/token_mlp.h"
 
 namespace az {
 namespace {
@@ -56,16 +57,17 @@ class MlpMixer : public Attention {
     int64_t N = check_input(x);
     Tensor xin = key_pad.defined() ? mul(x, keep_rows(key_pad)) : x;  // padded rows -> 0
     Tensor w1 = rows(w1_, N), w2 = rows(w2_, N), b1 = b1_;            // [N, D_S]
-    Tensor b2 = reshape(rows(b2_, N), {N, 1});
+    Tensor b2 = rows(b2_, N);
     if (cfg_.causal) {  // hidden units 0..N-1 only (the later ones reach no output), both maps triangular
       if (N < ds_) w1 = narrow(w1, 1, 0, N), w2 = narrow(w2, 1, 0, N), b1 = narrow(b1, 0, 0, N);
       Tensor later = causal_mask(N);                       // [N,N]: 1 where column > row
       w1 = masked_fill(w1, transpose(later, 0, 1), 0.0f);  // W1[j,h] = 0 for j > h
       w2 = masked_fill(w2, later, 0.0f);                   // W2[i,h] = 0 for h > i
     }
-    // H = gelu(W1^T X + b1) [B,D_S,D]: hidden units across positions, per channel.
-    Tensor h = gelu(add(matmul(w1, xin, true, false), reshape(b1, {b1.size(0), 1})));
-    return add(matmul(w2, h), b2);  // W2 H + b2 [B,N,D]
+    // W2 gelu(W1^T X + b1) + b2 [B,N,D], H = gelu(..) [B,D_S,D] holding hidden units across
+    // positions, per channel: one fused op (token_mlp.h; the composition it equals is the
+    // reference in tests/test_mlp_mixer.cpp).
+    return token_mlp(xin, w1, b1, w2, b2);
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "mlp_mixer/fft_op.h"
+#include "mlp_mixer/token_mlp.h"
 #include "tests/attention_check.h"
 #include "tests/util.h"
 
@@ -79,6 +80,43 @@ Tensor fnet_reference(const Tensor& x, const Tensor& pad, bool own_length, bool 
 }  // namespace
 
 // ---- MLP-Mixer -------------------------------------------------------------------------
+
+// The fused token MLP against the composition it replaced in mixer.cpp, in values and in the
+// gradients of all five inputs: small (one thread) and at the Fashion-MNIST mixer's shape
+// per layer (B S D above the threading threshold: one example per thread, summed weights).
+TEST_CASE("token_mlp equals matmul -> add -> gelu -> matmul -> add, values and every gradient") {
+  for (auto [B, N, S, D] : {std::array<int64_t, 4>{2, 5, 3, 7}, std::array<int64_t, 4>{9, 16, 64, 128}}) {
+    Rng r(uint64_t(11 + B));
+    std::vector<Tensor> in = {Tensor::randn({B, N, D}, 1.0f, r), Tensor::randn({N, S}, 0.5f, r), Tensor::randn({S}, 0.5f, r),
+                              Tensor::randn({N, S}, 0.5f, r), Tensor::randn({N}, 0.5f, r)};
+    for (auto& t : in) t.set_requires_grad(true);
+    Tensor probe = Tensor::randn({B, N, D}, 1.0f, r);
+    auto grads = [&](const Tensor& y) {
+      for (auto& t : in) t.zero_grad();
+      sum(mul(y, probe)).backward();
+      std::vector<Tensor> g;
+      for (auto& t : in) g.push_back(t.grad().clone());
+      return g;
+    };
+    Tensor yf = token_mlp(in[0], in[1], in[2], in[3], in[4]);
+    auto gf = grads(yf);
+    Tensor yr = add(matmul(in[3], gelu(add(matmul(in[1], in[0], true, false), reshape(in[2], {S, 1})))),
+                    reshape(in[4], {N, 1}));
+    auto gr = grads(yr);
+    check_close(yf.detach(), yr.detach(), 1e-5, "forward");
+    const char* names[] = {"x", "w1", "b1", "w2", "b2"};
+    for (int i = 0; i < 5; ++i) check_close(gf[i], gr[i], 1e-4, std::string("gradient of ") + names[i]);
+  }
+  Rng r(4);
+  std::vector<Tensor> in = {Tensor::randn({2, 4, 3}, 1.0f, r), Tensor::randn({4, 5}, 0.5f, r), Tensor::randn({5}, 0.5f, r),
+                            Tensor::randn({4, 5}, 0.5f, r), Tensor::randn({4}, 0.5f, r)};
+  for (auto& t : in) t.set_requires_grad(true);
+  GradcheckResult g = gradcheck([](const std::vector<Tensor>& v) { return token_mlp(v[0], v[1], v[2], v[3], v[4]); }, in);
+  INFO(g.worst);
+  CHECK(g.ok);
+  CHECK(error_of<Error>([&] { token_mlp(in[0], in[1], in[2], in[3], Tensor::zeros({3})); }) ==
+        "token_mlp: x [2,4,3], w1 [4,5], b1 [5], w2 [4,5], b2 [3] do not fit (expected [B,N,D], [N,S], [S], [N,S], [N])");
+}
 
 TEST_CASE("mixer: token mixing equals transpose -> Linear -> GELU -> Linear -> transpose, with padding") {
   auto m = make_attention("mixer", config(6, 16, {{"token_hidden", 5}}));
