@@ -145,8 +145,10 @@ $(BUILD)/attnzoo-mpi: $(BUILD)/train/main.o $(MPI_OBJ)
 	$(MPICXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 # ---- tests: every suite runs, the summary line counts them all ----------------
+# TEST_JOBS: suites run at once (reports stay in order; see tests/run_all.sh).
+TEST_JOBS ?= 2
 test: $(TEST_BIN) $(BUILD)/attnzoo $(MPI_BIN)
-	@ATTNZOO_BIN=$(BUILD)/attnzoo ATTNZOO_MPI_BIN=$(MPI_BIN) bash tests/run_all.sh $(TEST_BIN)
+	@TEST_JOBS=$(TEST_JOBS) ATTNZOO_BIN=$(BUILD)/attnzoo ATTNZOO_MPI_BIN=$(MPI_BIN) bash tests/run_all.sh $(TEST_BIN)
 
 # The main job: installs what is missing, builds, trains the default model
 # (full attention) on generated ListOps data and prints its test accuracy.
@@ -205,7 +207,7 @@ ASAN_BINS  := $(TEST_BIN:$(BUILD)/%=$(ASAN_BUILD)/%) $(ASAN_BUILD)/attnzoo
 asan-build:
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="-O1 $(SAN_FLAGS)" DEBUG=-g1 $(ASAN_BINS)
 test-asan: asan-build
-	@$(SAN_ENV) ATTNZOO_TEST_SCALE=small ATTNZOO_BIN=$(ASAN_BUILD)/attnzoo \
+	@$(SAN_ENV) TEST_JOBS=$(TEST_JOBS) ATTNZOO_TEST_SCALE=small ATTNZOO_BIN=$(ASAN_BUILD)/attnzoo \
 	  bash tests/run_all.sh $(filter-out %/attnzoo,$(ASAN_BINS))
 
 # make fuzz: libFuzzer (clang) on every parser of outside bytes, FUZZ_SECONDS each.
