@@ -406,7 +406,7 @@ const char* kLraHelp =
     "  (LRA's two tables beside ours) and DIR/chart.svg, chart.png (accuracy, speed, memory)\n"
     "  --preset quick   a smoke test of the pipeline: a few minutes on 2 cores\n"
     "           mini    the README's numbers, 3 seeds: about a CPU-day\n"
-    "           full    LRA's lengths, 2 seeds: about two CPU-days\n"
+    "           full    LRA's lengths, 2 seeds: 19 CPU-hours for nine models (docs/lra/full-projection)\n"
     "  --models a,b,... models to run (default: every model but flash)\n"
     "  --tasks a,b,...  of listops, text, retrieval, image, pathfinder (default: all)\n"
     "  --seeds K        train every (task, model) K times, seeds 1..K: results.md gives mean +- std\n"
