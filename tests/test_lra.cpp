@@ -180,6 +180,13 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
   CHECK(slurp(dir + "/chart.svg").find(">local<") != std::string::npos);  // a labelled bubble
   CHECK(slurp(dir + "/chart.png").substr(0, 8) == "\x89PNG\r\n\x1a\n");
   CHECK(fs::exists(dir + "/chart.gp"));
+  // and one per task, linked from the report
+  for (const char* t : {"listops", "pathfinder"}) {
+    CAPTURE(t);
+    CHECK(slurp(dir + "/chart-" + t + ".svg").find(">local<") != std::string::npos);
+    CHECK(slurp(dir + "/chart-" + t + ".png").substr(0, 8) == "\x89PNG\r\n\x1a\n");
+    CHECK(md.find(std::string("](chart-") + t + ".svg)") != std::string::npos);
+  }
 
   // rerun: every cell is skipped, no cell's files are touched, no record is added
   auto before = cell_mtimes(dir);

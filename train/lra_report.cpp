@@ -413,6 +413,29 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
         md << ".";
       }
       md << "\n";
+      // One chart per task as well: the average needs every task, these show each task's
+      // models as soon as they have a result (a sweep in progress, or --tasks).
+      std::string per_task;
+      for (auto& t : s.tasks) {
+        BubbleChart ct = ch;
+        ct.points.clear();
+        ct.title = title_of(t) + " on this CPU (preset " + p.name + ")";
+        ct.ylabel = "test accuracy (%): " + title_of(t);
+        ct.chance = chance.count(t) ? chance[t] : -1;
+        for (auto& m : order) {
+          const JsonObject* r = ok("bench-" + std::to_string(longest) + "-" + m);
+          auto a = acc.find({t, m});
+          if (!r || a == acc.end()) continue;
+          ct.points.push_back({m, attention_info(m).family, json_number(*r, "steps_per_s", 0), a->second.mean,
+                               json_number(*r, "peak_rss_mb", 0), a->second.n() > 1 ? a->second.std : 0});
+        }
+        if (ct.points.empty()) continue;
+        draw_bubble_chart(ct, s.dir, "chart-" + t);
+        per_task += "\n![" + title_of(t) + "](chart-" + t + ".svg)\n";
+      }
+      if (!per_task.empty())
+        md << "\nPer task (same axes; y: that task's mean test accuracy, error bars over its seeds, dashed: "
+              "the majority class):\n" << per_task;
     } catch (const std::exception& e) {
       problem = std::string("chart not drawn: ") + e.what();
       md << "\n## The chart\n\n" << md_cell(problem) << "\n";
