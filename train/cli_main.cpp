@@ -140,6 +140,8 @@ std::string train_help() {
       "  --force                            replace the run already in --out (refused otherwise: it names --resume)\n"
       "  Ctrl-C or SIGTERM finishes the step, saves last.ckpt, prints the resume command and exits 130/143\n"
       "  --quiet --profile --detect-anomaly no progress line; time per op; name the op whose backward made a NaN\n"
+      "  threads: OMP_NUM_THREADS=T in the environment (default: every core); on a machine other jobs share,\n"
+      "                                     try 1: every parallel op waits for its slowest thread\n"
       "model flags (and each model's own settings: `attnzoo models`):\n";
   for (auto& f : model_flags()) {
     if (f.flag.empty()) continue;
