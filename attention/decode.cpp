@@ -136,23 +136,6 @@ class Recurrent : public DecodeState {
   std::vector<float> S_, z_;  // per head: S [m,d], z [m]
 };
 
-// A QKVProjection over an attention layer's own proj.{q,k,v,o} weights (shared, not copied).
-std::shared_ptr<QKVProjection> own_projection(const Attention& a) {
-  std::map<std::string, Tensor> p;
-  for (auto& t : a.named_parameters()) p[t.name] = t.tensor;
-  const AttentionConfig& c = a.config();
-  Rng saved = global_rng();  // the fresh weights are replaced at once; the global source is left as it was
-  auto proj = std::make_shared<QKVProjection>(c.dim, c.heads);
-  global_rng() = saved;
-  for (auto [name, lin] : {std::pair<const char*, std::shared_ptr<Linear>>{"q", proj->q}, {"k", proj->k},
-                           {"v", proj->v}, {"o", proj->o}}) {
-    std::string w = std::string("proj.") + name + ".weight", b = std::string("proj.") + name + ".bias";
-    if (!p.count(w) || !p.count(b)) fail("decode: the layer has no parameter " + w + " or " + b);
-    lin->weight = p[w], lin->bias = p[b];
-  }
-  return proj;
-}
-
 }  // namespace
 
 std::unique_ptr<DecodeState> kv_cache_state(std::shared_ptr<QKVProjection> proj, int64_t heads, int64_t window,
@@ -171,12 +154,9 @@ std::unique_ptr<DecodeState> recurrent_state(std::shared_ptr<QKVProjection> proj
   return std::make_unique<Recurrent>(std::move(proj), std::move(features), eps, norm);
 }
 
-std::unique_ptr<DecodeState> make_decode_state(Attention& a, const std::string& model) {
+std::unique_ptr<DecodeState> make_decode_state(Attention& a) {
   if (!a.config().causal) fail("decode: the layer is not causal (incremental decoding needs --causal)");
-  if (auto s = a.decoder()) return s;
-  // flash is exact softmax attention; its file belongs to the shared tile engine, so its cache is built here
-  if (model == "flash") return kv_cache_state(own_projection(a), a.config().heads, -1, 1);
-  return nullptr;
+  return a.decoder();
 }
 
 }  // namespace az

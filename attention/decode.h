@@ -56,9 +56,8 @@ using FeatureFn = std::function<QKVProjection::Heads(const Tensor& x)>;
 std::unique_ptr<DecodeState> recurrent_state(std::shared_ptr<QKVProjection> proj, FeatureFn features, float eps,
                                              KernelNorm norm);
 
-// The layer's decoding state: a.decoder(), or for `flash` (exact softmax
-// attention whose file is the shared tile engine's) a KV cache over its own
-// projection weights; null when the variant has none.
-std::unique_ptr<DecodeState> make_decode_state(Attention& a, const std::string& model);
+// The layer's decoding state, a.decoder(), after checking the layer is causal;
+// null when the variant has none (generation then re-runs the prefix).
+std::unique_ptr<DecodeState> make_decode_state(Attention& a);
 
 }  // namespace az

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "attention/common.h"
+#include "attention/decode.h"
 #include "attention/flash.h"
 #include "attention/tile.h"
 #include "autograd/internal.h"
@@ -167,6 +168,9 @@ class FlashAttention : public Attention {
     return proj_->output(flash_attention(h.q, h.k, h.v, key_pad, cfg_.causal, scale, knob_int("block_q"),
                                          knob_int("block_k"), cfg_.dropout, is_training()));
   }
+
+  // Exact softmax attention decodes as full does: a cache of every past key and value.
+  std::unique_ptr<DecodeState> decoder() override { return kv_cache_state(proj_, cfg_.heads, -1, 1); }
 
   // The weights flash never stores, recomputed densely for one example.
   Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {

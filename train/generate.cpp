@@ -40,7 +40,7 @@ void LmDecoder::reset() {
   tokens_.clear();
   states_.clear();
   for (auto& b : model_.blocks) {
-    auto s = make_decode_state(*b->mixer, model_.config().model);
+    auto s = make_decode_state(*b->mixer);
     if (!s) {
       states_.clear();
       return;
