@@ -37,12 +37,22 @@ struct FlashShape {
   float scale;
 };
 
+// Xt = scale X^T for X [N,d], key block by key block: block j0 (bc rows) is [d,bc] at
+// Xt + j0 d, leading dimension bc.  One [d,N] transpose would give the tile products rows
+// N floats apart, and at N = 4096 that stride (16 KB) maps every row of a tile to the
+// same L1 cache sets.
+void blocked_t(const FlashShape& s, const float* X, float scale, float* Xt) {
+  for (int64_t j0 = 0; j0 < s.N; j0 += s.bc)
+    tile::transpose_scaled(X + j0 * s.d, std::min(s.bc, s.N - j0), s.d, scale, Xt + j0 * s.d);
+}
+
 // S [br,bc] = scale * Q_i K_j^T, then -inf where the key is padding or (causal) in the future:
 // the rows and columns that meet in this tile; the rest is the tile engine's.  Kt = scale K^T
-// [d,N], transposed once per (batch, head), so each tile's product is a plain one.
+// transposed once per (batch, head) in key blocks (blocked_t), so each tile's product is a
+// plain one.
 void score_tile(const FlashShape& s, const float* Q, const float* Kt, const float* pad, int64_t i0, int64_t br,
                 int64_t j0, int64_t bc, float* S) {
-  tile::scores_t({Q + i0 * s.d, s.d}, {Kt + j0, s.N}, br, bc, s.d, S);
+  tile::scores_t({Q + i0 * s.d, s.d}, {Kt + j0 * s.d, bc}, br, bc, s.d, S);
   tile::mask_columns(S, br, bc, pad ? pad + j0 : nullptr);
   if (s.causal) tile::mask_causal(S, br, bc, i0, j0);
 }
@@ -53,7 +63,7 @@ void flash_forward_unit(const FlashShape& s, int64_t u, const float* Q, const fl
                         const float* pad, const tile::Dropout& drop, float* O, float* L, std::vector<float>& S,
                         std::vector<float>& Pd, std::vector<float>& Kt) {
   std::vector<float> m(size_t(s.br)), l(size_t(s.br));
-  tile::transpose_scaled(K, s.N, s.d, s.scale, Kt.data());
+  blocked_t(s, K, s.scale, Kt.data());
   for (int64_t i0 = 0; i0 < s.N; i0 += s.br) {
     int64_t br = std::min(s.br, s.N - i0);
     std::fill(m.begin(), m.end(), -std::numeric_limits<float>::infinity());
@@ -81,8 +91,8 @@ void flash_backward_unit(const FlashShape& s, int64_t u, const float* Q, const f
                          float* dQ, float* dK, float* dV, std::vector<float>& S, std::vector<float>& dP,
                          std::vector<float>& Pd, std::vector<float>& Kt, std::vector<float>& Vt) {
   std::vector<float> D(size_t(s.N));
-  tile::transpose_scaled(K, s.N, s.d, s.scale, Kt.data());
-  tile::transpose_scaled(V, s.N, s.d, 1.0f, Vt.data());
+  blocked_t(s, K, s.scale, Kt.data());
+  blocked_t(s, V, 1.0f, Vt.data());
   tile::row_dots({dO, s.d}, {O, s.d}, s.N, s.d, D.data());
   for (int64_t i0 = 0; i0 < s.N; i0 += s.br) {
     int64_t br = std::min(s.br, s.N - i0);
@@ -91,7 +101,7 @@ void flash_backward_unit(const FlashShape& s, int64_t u, const float* Q, const f
       int64_t bc = std::min(s.bc, s.N - j0);
       score_tile(s, Q, Kt.data(), pad, i0, br, j0, bc, S.data());
       tile::probs_from_lse(S.data(), br, bc, L + i0);
-      tile::backward_scores(S.data(), {dO + i0 * s.d, s.d}, {Vt.data() + j0, s.N}, br, bc, s.d, D.data() + i0, nullptr,
+      tile::backward_scores(S.data(), {dO + i0 * s.d, s.d}, {Vt.data() + j0 * s.d, bc}, br, bc, s.d, D.data() + i0, nullptr,
                             drop, uint64_t((u * s.N + i0) * s.N + j0), s.N, {dV + j0 * s.d, s.d, 1.0f}, dP.data(),
                             Pd.data(), true);
       tile::backward_qk(dP.data(), {Q + i0 * s.d, s.d}, {K + j0 * s.d, s.d}, br, bc, s.d, s.scale,
