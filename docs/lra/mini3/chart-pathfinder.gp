@@ -1,22 +1,22 @@
 # chart-pathfinder.svg and chart-pathfinder.png, written by attnzoo; rerun with `gnuplot chart-pathfinder.gp` in this folder.
 $f0 << EOD
-"full" 0.5015 49.525 7 0.671751
+"full" 0.5015 49.6833 7 0.548483
 EOD
 $f1 << EOD
-"local" 8.495 50 1.54513 0
-"bigbird" 4.0773 50.075 2.02332 0.106066
+"local" 8.495 49.95 1.54513 0.0866025
+"bigbird" 4.0773 50.05 2.02332 0.0866025
 EOD
 $f2 << EOD
-"linformer" 5.2374 50.425 1.66578 0.601041
-"performer" 4.9189 50.125 1.62183 0.176777
-"linear" 10.1717 50.15 1.35879 0.212132
+"linformer" 5.2374 50.3 1.66578 0.47697
+"performer" 4.9189 50.2167 1.62183 0.202073
+"linear" 10.1717 50.1 1.35879 0.173205
 EOD
 $f3 << EOD
 "reformer" 3.1629 50 1.74246 0
-"sinkhorn" 6.3609 50.275 1.63598 0.247487
+"sinkhorn" 6.3609 50.1833 1.63598 0.236291
 EOD
 $f4 << EOD
-"mixer" 14.363 50.325 1.15449 0.247487
+"mixer" 14.363 50.2167 1.15449 0.25658
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -28,17 +28,17 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.278611:25.8534]
-set yrange [45.8532:54.026]
+set yrange [46.1349:53.777]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.5015,49.525 center offset char 0,2.31429 front
-set label 2 "local" at 8.495,50 center offset char 0,1.06746 front
-set label 3 "bigbird" at 4.0773,50.075 center offset char 0,1.17676 front
-set label 4 "linformer" at 5.2374,50.425 center offset char 0,1.09504 front
-set label 5 "performer" at 4.9189,50.125 center offset char 5.81284,-1.08499 front
-set label 6 "linear" at 10.1717,50.15 center offset char 0,-1.02487 front
+set label 1 "full" at 0.5015,49.6833 center offset char 0,2.31429 front
+set label 2 "local" at 8.495,49.95 center offset char 0,1.06746 front
+set label 3 "bigbird" at 4.0773,50.05 center offset char 0,1.17676 front
+set label 4 "linformer" at 5.2374,50.3 center offset char 0,1.09504 front
+set label 5 "performer" at 4.9189,50.2167 center offset char 0,-2.08499 front
+set label 6 "linear" at 10.1717,50.1 center offset char 0,-1.02487 front
 set label 7 "reformer" at 3.1629,50 center offset char 0,-1.11256 front
-set label 8 "sinkhorn" at 6.3609,50.275 center offset char 5.31931,1.08822 front
-set label 9 "mixer" at 14.363,50.325 center offset char 0,0.978169 front
+set label 8 "sinkhorn" at 6.3609,50.1833 center offset char 5.31931,1.08822 front
+set label 9 "mixer" at 14.363,50.2167 center offset char 0,0.978169 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -62,17 +62,17 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.278611:25.8534]
-set yrange [45.8532:54.026]
+set yrange [46.1349:53.777]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.5015,49.525 center offset char 0,2.31429 front
-set label 2 "local" at 8.495,50 center offset char 0,1.06746 front
-set label 3 "bigbird" at 4.0773,50.075 center offset char 0,1.17676 front
-set label 4 "linformer" at 5.2374,50.425 center offset char 0,1.09504 front
-set label 5 "performer" at 4.9189,50.125 center offset char 5.81284,-1.08499 front
-set label 6 "linear" at 10.1717,50.15 center offset char 0,-1.02487 front
+set label 1 "full" at 0.5015,49.6833 center offset char 0,2.31429 front
+set label 2 "local" at 8.495,49.95 center offset char 0,1.06746 front
+set label 3 "bigbird" at 4.0773,50.05 center offset char 0,1.17676 front
+set label 4 "linformer" at 5.2374,50.3 center offset char 0,1.09504 front
+set label 5 "performer" at 4.9189,50.2167 center offset char 0,-2.08499 front
+set label 6 "linear" at 10.1717,50.1 center offset char 0,-1.02487 front
 set label 7 "reformer" at 3.1629,50 center offset char 0,-1.11256 front
-set label 8 "sinkhorn" at 6.3609,50.275 center offset char 5.31931,1.08822 front
-set label 9 "mixer" at 14.363,50.325 center offset char 0,0.978169 front
+set label 8 "sinkhorn" at 6.3609,50.1833 center offset char 5.31931,1.08822 front
+set label 9 "mixer" at 14.363,50.2167 center offset char 0,0.978169 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \

@@ -1,22 +1,22 @@
 # chart-retrieval.svg and chart-retrieval.png, written by attnzoo; rerun with `gnuplot chart-retrieval.gp` in this folder.
 $f0 << EOD
-"full" 0.5015 53.8837 7 0.150065
+"full" 0.5015 53.9049 7 0.112298
 EOD
 $f1 << EOD
-"local" 8.495 56.2394 1.54513 0.720313
-"bigbird" 4.0773 54.4567 2.02332 1.56068
+"local" 8.495 55.0509 1.54513 2.12054
+"bigbird" 4.0773 54.2869 2.02332 1.14207
 EOD
 $f2 << EOD
-"linformer" 5.2374 50.0424 1.66578 0.30013
-"performer" 4.9189 52.292 1.62183 1.80078
-"linear" 10.1717 50.6367 1.35879 0.900391
+"linformer" 5.2374 50.1698 1.66578 0.306074
+"performer" 4.9189 52.3628 1.62183 1.27923
+"linear" 10.1717 51.1602 1.35879 1.10791
 EOD
 $f3 << EOD
-"reformer" 3.1629 52.2496 1.74246 3.06133
-"sinkhorn" 6.3609 49.4907 1.63598 1.14049
+"reformer" 3.1629 52.0939 1.74246 2.18141
+"sinkhorn" 6.3609 50.1132 1.63598 1.34647
 EOD
 $f4 << EOD
-"mixer" 14.363 50.6791 1.15449 0.30013
+"mixer" 14.363 50.382 1.15449 0.556659
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -28,17 +28,17 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.278611:25.8534]
-set yrange [45.3502:59.9597]
+set yrange [45.7667:60.1715]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.5015,53.8837 center offset char 0,2.31429 front
-set label 2 "local" at 8.495,56.2394 center offset char 0,1.06746 front
-set label 3 "bigbird" at 4.0773,54.4567 center offset char 0,1.17676 front
-set label 4 "linformer" at 5.2374,50.0424 center offset char 0,1.09504 front
-set label 5 "performer" at 4.9189,52.292 center offset char 0,1.08499 front
-set label 6 "linear" at 10.1717,50.6367 center offset char 0,1.02487 front
-set label 7 "reformer" at 3.1629,52.2496 center offset char 0,1.11256 front
-set label 8 "sinkhorn" at 6.3609,49.4907 center offset char 0,-1.08822 front
-set label 9 "mixer" at 14.363,50.6791 center offset char 0,0.978169 front
+set label 1 "full" at 0.5015,53.9049 center offset char 0,2.31429 front
+set label 2 "local" at 8.495,55.0509 center offset char 0,1.06746 front
+set label 3 "bigbird" at 4.0773,54.2869 center offset char 0,1.17676 front
+set label 4 "linformer" at 5.2374,50.1698 center offset char 0,1.09504 front
+set label 5 "performer" at 4.9189,52.3628 center offset char 0,1.08499 front
+set label 6 "linear" at 10.1717,51.1602 center offset char 0,1.02487 front
+set label 7 "reformer" at 3.1629,52.0939 center offset char 0,1.11256 front
+set label 8 "sinkhorn" at 6.3609,50.1132 center offset char 0,-1.08822 front
+set label 9 "mixer" at 14.363,50.382 center offset char 0,0.978169 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -62,17 +62,17 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.278611:25.8534]
-set yrange [45.3502:59.9597]
+set yrange [45.7667:60.1715]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.5015,53.8837 center offset char 0,2.31429 front
-set label 2 "local" at 8.495,56.2394 center offset char 0,1.06746 front
-set label 3 "bigbird" at 4.0773,54.4567 center offset char 0,1.17676 front
-set label 4 "linformer" at 5.2374,50.0424 center offset char 0,1.09504 front
-set label 5 "performer" at 4.9189,52.292 center offset char 0,1.08499 front
-set label 6 "linear" at 10.1717,50.6367 center offset char 0,1.02487 front
-set label 7 "reformer" at 3.1629,52.2496 center offset char 0,1.11256 front
-set label 8 "sinkhorn" at 6.3609,49.4907 center offset char 0,-1.08822 front
-set label 9 "mixer" at 14.363,50.6791 center offset char 0,0.978169 front
+set label 1 "full" at 0.5015,53.9049 center offset char 0,2.31429 front
+set label 2 "local" at 8.495,55.0509 center offset char 0,1.06746 front
+set label 3 "bigbird" at 4.0773,54.2869 center offset char 0,1.17676 front
+set label 4 "linformer" at 5.2374,50.1698 center offset char 0,1.09504 front
+set label 5 "performer" at 4.9189,52.3628 center offset char 0,1.08499 front
+set label 6 "linear" at 10.1717,51.1602 center offset char 0,1.02487 front
+set label 7 "reformer" at 3.1629,52.0939 center offset char 0,1.11256 front
+set label 8 "sinkhorn" at 6.3609,50.1132 center offset char 0,-1.08822 front
+set label 9 "mixer" at 14.363,50.382 center offset char 0,0.978169 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
