@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "train/lra.h"
 #include "tests/util.h"
@@ -186,6 +187,25 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
     CHECK(slurp(dir + "/chart-" + t + ".svg").find(">local<") != std::string::npos);
     CHECK(slurp(dir + "/chart-" + t + ".png").substr(0, 8) == "\x89PNG\r\n\x1a\n");
     CHECK(md.find(std::string("](chart-") + t + ".svg)") != std::string::npos);
+  }
+  {  // a sweep in progress: no Pathfinder record yet, so no model has an average; the ListOps chart is still drawn
+    std::string part = temp_dir();
+    fs::copy(dir, part, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    for (const char* f : {"/chart.svg", "/chart-listops.svg", "/chart-pathfinder.svg"}) fs::remove(part + f);
+    std::istringstream all(slurp(dir + "/results.jsonl"));
+    std::ofstream keep(part + "/results.jsonl");
+    for (std::string line; std::getline(all, line);)
+      if (line.find("\"pathfinder-") == std::string::npos) keep << line << "\n";
+    keep.close();
+    REQUIRE_MESSAGE(run_cli(kSweep + part + " --report-only", &out) == 0, out);
+    std::string pmd = slurp(part + "/results.md");
+    CHECK(pmd.find("the average chart is not drawn") != std::string::npos);
+    CHECK(pmd.find("](chart.svg)") == std::string::npos);
+    CHECK(!fs::exists(part + "/chart.svg"));
+    CHECK(slurp(part + "/chart-listops.svg").find(">local<") != std::string::npos);
+    CHECK(pmd.find("](chart-listops.svg)") != std::string::npos);
+    CHECK(!fs::exists(part + "/chart-pathfinder.svg"));
+    fs::remove_all(part);
   }
 
   // rerun: every cell is skipped, no cell's files are touched, no record is added

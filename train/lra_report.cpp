@@ -390,29 +390,36 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
     ch.ylabel = "average test accuracy (%): " + task_list;
     ch.size_note = "family (bubble area: peak memory at " + length_label(longest) + ")";
     ch.chance = chance_known ? chance_sum / double(s.tasks.size()) : -1;
-    std::vector<std::string> missing;
-    for (auto& m : order) {
+    // model m's bubble at accuracy y +- err, if m has a bench at the longest length
+    auto add_point = [&](BubbleChart& c, const std::string& m, double y, double err) {
       const JsonObject* r = ok("bench-" + std::to_string(longest) + "-" + m);
-      if (!r || !average.count(m)) {
-        missing.push_back(m);
-        continue;
-      }
-      ch.points.push_back({m, attention_info(m).family, json_number(*r, "steps_per_s", 0), average[m],
-                           json_number(*r, "peak_rss_mb", 0), s.seeds > 1 ? average_std[m] : 0});
-    }
+      if (r)
+        c.points.push_back({m, attention_info(m).family, json_number(*r, "steps_per_s", 0), y,
+                            json_number(*r, "peak_rss_mb", 0), err});
+      return r != nullptr;
+    };
+    std::vector<std::string> missing;
+    for (auto& m : order)
+      if (!average.count(m) || !add_point(ch, m, average[m], s.seeds > 1 ? average_std[m] : 0)) missing.push_back(m);
     try {
-      draw_bubble_chart(ch, s.dir, "chart");
-      md << "\n## The chart\n\n![accuracy against speed against memory](chart.svg)\n\n"
-         << "x: training steps/s at " << length_label(longest) << " tokens (the bench above); y: average test accuracy "
-         << "over " << task_list << "; bubble area: peak memory at " << length_label(longest)
-         << (s.seeds > 1 ? "; error bars: ± one standard deviation of the average over the seeds" : "")
-         << ". The script is chart.gp.";
-      if (!missing.empty()) {
-        md << " Not drawn (no average or no bench at " << length_label(longest) << "):";
-        for (auto& m : missing) md << " " << m;
-        md << ".";
+      md << "\n## The chart\n\n";
+      if (ch.points.empty()) {
+        md << "No model has an average over all tasks and a bench at " << length_label(longest)
+           << " yet, so the average chart is not drawn.\n";
+      } else {
+        draw_bubble_chart(ch, s.dir, "chart");
+        md << "![accuracy against speed against memory](chart.svg)\n\n"
+           << "x: training steps/s at " << length_label(longest) << " tokens (the bench above); y: average test accuracy "
+           << "over " << task_list << "; bubble area: peak memory at " << length_label(longest)
+           << (s.seeds > 1 ? "; error bars: ± one standard deviation of the average over the seeds" : "")
+           << ". The script is chart.gp.";
+        if (!missing.empty()) {
+          md << " Not drawn (no average or no bench at " << length_label(longest) << "):";
+          for (auto& m : missing) md << " " << m;
+          md << ".";
+        }
+        md << "\n";
       }
-      md << "\n";
       // One chart per task as well: the average needs every task, these show each task's
       // models as soon as they have a result (a sweep in progress, or --tasks).
       std::string per_task;
@@ -422,13 +429,8 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
         ct.title = title_of(t) + " on this CPU (preset " + p.name + ")";
         ct.ylabel = "test accuracy (%): " + title_of(t);
         ct.chance = chance.count(t) ? chance[t] : -1;
-        for (auto& m : order) {
-          const JsonObject* r = ok("bench-" + std::to_string(longest) + "-" + m);
-          auto a = acc.find({t, m});
-          if (!r || a == acc.end()) continue;
-          ct.points.push_back({m, attention_info(m).family, json_number(*r, "steps_per_s", 0), a->second.mean,
-                               json_number(*r, "peak_rss_mb", 0), a->second.n() > 1 ? a->second.std : 0});
-        }
+        for (auto& m : order)
+          if (auto a = acc.find({t, m}); a != acc.end()) add_point(ct, m, a->second.mean, a->second.n() > 1 ? a->second.std : 0);
         if (ct.points.empty()) continue;
         draw_bubble_chart(ct, s.dir, "chart-" + t);
         per_task += "\n![" + title_of(t) + "](chart-" + t + ".svg)\n";
@@ -438,7 +440,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
               "the majority class):\n" << per_task;
     } catch (const std::exception& e) {
       problem = std::string("chart not drawn: ") + e.what();
-      md << "\n## The chart\n\n" << md_cell(problem) << "\n";
+      md << "\n" << md_cell(problem) << "\n";  // under the section's heading, written above
     }
   }
 
