@@ -1,19 +1,19 @@
 # chart-image.svg and chart-image.png, written by attnzoo; rerun with `gnuplot chart-image.gp` in this folder.
 $f0 << EOD
-"full" 0.5015 76.525 7 0.601041
+"full" 0.5015 77.1167 7 1.10943
 EOD
 $f1 << EOD
 "local" 8.495 77.0833 1.54513 1.14054
 "bigbird" 4.0773 78.0333 2.02332 0.941187
 EOD
 $f2 << EOD
-"linformer" 5.2374 82.8 1.66578 0.424264
+"linformer" 5.2374 82.9 1.66578 0.34641
 "performer" 4.9189 77.6667 1.62183 1.11841
 "linear" 10.1717 71.9167 1.35879 1.10038
 EOD
 $f3 << EOD
-"reformer" 3.1629 70.575 1.74246 0.813173
-"sinkhorn" 6.3609 77.775 1.63598 0.742462
+"reformer" 3.1629 70.45 1.74246 0.61441
+"sinkhorn" 6.3609 77.9833 1.63598 0.63705
 EOD
 $f4 << EOD
 "mixer" 14.363 78.6667 1.15449 0.814453
@@ -28,16 +28,16 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.278611:25.8534]
-set yrange [2.38909:91.8852]
+set yrange [2.38643:91.91]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.5015,76.525 center offset char 0,2.31429 front
+set label 1 "full" at 0.5015,77.1167 center offset char 0,2.31429 front
 set label 2 "local" at 8.495,77.0833 center offset char 0,1.06746 front
 set label 3 "bigbird" at 4.0773,78.0333 center offset char 0,1.17676 front
-set label 4 "linformer" at 5.2374,82.8 center offset char 0,1.09504 front
+set label 4 "linformer" at 5.2374,82.9 center offset char 0,1.09504 front
 set label 5 "performer" at 4.9189,77.6667 center offset char 0,-1.08499 front
 set label 6 "linear" at 10.1717,71.9167 center offset char 0,1.02487 front
-set label 7 "reformer" at 3.1629,70.575 center offset char 0,1.11256 front
-set label 8 "sinkhorn" at 6.3609,77.775 center offset char 0,1.08822 front
+set label 7 "reformer" at 3.1629,70.45 center offset char 0,1.11256 front
+set label 8 "sinkhorn" at 6.3609,77.9833 center offset char 0,1.08822 front
 set label 9 "mixer" at 14.363,78.6667 center offset char 0,0.978169 front
 set arrow from graph 0, first 11.05 to graph 1, first 11.05 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 11.05 offset 0,0.6 left textcolor rgb '#888888'
@@ -62,16 +62,16 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.278611:25.8534]
-set yrange [2.38909:91.8852]
+set yrange [2.38643:91.91]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.5015,76.525 center offset char 0,2.31429 front
+set label 1 "full" at 0.5015,77.1167 center offset char 0,2.31429 front
 set label 2 "local" at 8.495,77.0833 center offset char 0,1.06746 front
 set label 3 "bigbird" at 4.0773,78.0333 center offset char 0,1.17676 front
-set label 4 "linformer" at 5.2374,82.8 center offset char 0,1.09504 front
+set label 4 "linformer" at 5.2374,82.9 center offset char 0,1.09504 front
 set label 5 "performer" at 4.9189,77.6667 center offset char 0,-1.08499 front
 set label 6 "linear" at 10.1717,71.9167 center offset char 0,1.02487 front
-set label 7 "reformer" at 3.1629,70.575 center offset char 0,1.11256 front
-set label 8 "sinkhorn" at 6.3609,77.775 center offset char 0,1.08822 front
+set label 7 "reformer" at 3.1629,70.45 center offset char 0,1.11256 front
+set label 8 "sinkhorn" at 6.3609,77.9833 center offset char 0,1.08822 front
 set label 9 "mixer" at 14.363,78.6667 center offset char 0,0.978169 front
 set arrow from graph 0, first 11.05 to graph 1, first 11.05 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 11.05 offset 0,0.6 left textcolor rgb '#888888'

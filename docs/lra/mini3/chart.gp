@@ -1,19 +1,19 @@
 # chart.svg and chart.png, written by attnzoo; rerun with `gnuplot chart.gp` in this folder.
 $f0 << EOD
-"full" 0.5015 61.8527 7 0.261829
+"full" 0.5015 61.971 7 0.321462
 EOD
 $f1 << EOD
 "local" 8.495 62.2969 1.54513 0.505142
 "bigbird" 4.0773 62.2974 2.02332 0.340059
 EOD
 $f2 << EOD
-"linformer" 5.2374 62.1473 1.66578 0.298687
+"linformer" 5.2374 62.1673 1.66578 0.294642
 "performer" 4.9189 62.0126 1.62183 0.363396
 "linear" 10.1717 56.5487 1.35879 0.325421
 EOD
 $f3 << EOD
-"reformer" 3.1629 56.3838 1.74246 0.46921
-"sinkhorn" 6.3609 61.6443 1.63598 0.32476
+"reformer" 3.1629 56.3588 1.74246 0.456955
+"sinkhorn" 6.3609 61.686 1.63598 0.315677
 EOD
 $f4 << EOD
 "mixer" 14.363 61.3364 1.15449 0.235573
@@ -30,14 +30,14 @@ set logscale x
 set xrange [0.278611:25.8534]
 set yrange [36.69:65.802]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.5015,61.8527 center offset char 0,2.31429 front
+set label 1 "full" at 0.5015,61.971 center offset char 0,2.31429 front
 set label 2 "local" at 8.495,62.2969 center offset char 0,1.06746 front
 set label 3 "bigbird" at 4.0773,62.2974 center offset char 0,1.17676 front
-set label 4 "linformer" at 5.2374,62.1473 center offset char -5.83293,-1.09504 front
+set label 4 "linformer" at 5.2374,62.1673 center offset char -5.83293,-1.09504 front
 set label 5 "performer" at 4.9189,62.0126 center offset char 0,-2.08499 front
 set label 6 "linear" at 10.1717,56.5487 center offset char 0,1.02487 front
-set label 7 "reformer" at 3.1629,56.3838 center offset char 0,1.11256 front
-set label 8 "sinkhorn" at 6.3609,61.6443 center offset char 5.31931,0 front
+set label 7 "reformer" at 3.1629,56.3588 center offset char 0,1.11256 front
+set label 8 "sinkhorn" at 6.3609,61.686 center offset char 5.31931,-1.08822 front
 set label 9 "mixer" at 14.363,61.3364 center offset char 0,0.978169 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
@@ -64,14 +64,14 @@ set logscale x
 set xrange [0.278611:25.8534]
 set yrange [36.69:65.802]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.5015,61.8527 center offset char 0,2.31429 front
+set label 1 "full" at 0.5015,61.971 center offset char 0,2.31429 front
 set label 2 "local" at 8.495,62.2969 center offset char 0,1.06746 front
 set label 3 "bigbird" at 4.0773,62.2974 center offset char 0,1.17676 front
-set label 4 "linformer" at 5.2374,62.1473 center offset char -5.83293,-1.09504 front
+set label 4 "linformer" at 5.2374,62.1673 center offset char -5.83293,-1.09504 front
 set label 5 "performer" at 4.9189,62.0126 center offset char 0,-2.08499 front
 set label 6 "linear" at 10.1717,56.5487 center offset char 0,1.02487 front
-set label 7 "reformer" at 3.1629,56.3838 center offset char 0,1.11256 front
-set label 8 "sinkhorn" at 6.3609,61.6443 center offset char 5.31931,0 front
+set label 7 "reformer" at 3.1629,56.3588 center offset char 0,1.11256 front
+set label 8 "sinkhorn" at 6.3609,61.686 center offset char 5.31931,-1.08822 front
 set label 9 "mixer" at 14.363,61.3364 center offset char 0,0.978169 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
