@@ -32,8 +32,9 @@ namespace fs = std::filesystem;
 //         a few minutes (2 min 20 s measured on the idle 2-core machine, data cached):
 //         about a second per cell, so tiny models (1 layer, dim 32) and a
 //         few dozen steps; the accuracies are near chance and mean nothing.
-//  mini:  the README's table, three seeds per cell: about a CPU-day for every model
-//         (full attention's ListOps cell, 1000 tokens, is the slowest: ~20 CPU-minutes).
+//  mini:  the README's table, three seeds per cell: 9.0 CPU-hours measured for the
+//         README's nine models (135 cells), so about a CPU-day for all 19 (full
+//         attention's ListOps cell, 1000 tokens, is the slowest: ~17 CPU-minutes).
 //         Sequences are LRA's shape at CPU scale (ListOps 250-1000 tokens at LRA's depth
 //         and arity, so a 64-token window does not see the expression; 1K bytes of text
 //         and of each Retrieval document, 784 pixels, 32x32 Pathfinder in LRA's style),
@@ -41,10 +42,12 @@ namespace fs = std::filesystem;
 //         attention to beat chance on ListOps, Text, Retrieval and Image.  Pathfinder
 //         stays at chance for every model at this budget (LRA trains ~200 epochs).
 //  full:  LRA's sequence lengths (ListOps 500-2000 tokens at depth 10, 4K bytes of
-//         text, all of Fashion-MNIST, Pathfinder-32 "hard") with models and budgets
-//         cut so that the whole sweep fits in about a CPU-day (~15 minutes per cell
-//         for full attention): LRA trained 4-layer, 256-512 wide models for 5K-50K
-//         steps on TPUs, which a CPU cannot; our numbers are what a day buys.
+//         text and of each Retrieval document, all of Fashion-MNIST, Pathfinder-32
+//         in LRA's style) with models and budgets cut so that one seed of the nine
+//         README models costs 9.5 CPU-hours, projected cell by cell (full attention
+//         half of it, its Retrieval cell 2.5 CPU-hours and 12.4 GB; docs/lra/
+//         full-projection/): LRA trained 4-layer, 256-512 wide models for 5K-50K
+//         steps on TPUs, which a CPU cannot; our numbers are what a CPU-night buys.
 //  tiny:  for the tests: a handful of steps on a few dozen examples; seconds.
 const std::vector<LraPreset>& lra_presets() {
   // The task rows of each preset are in the task files (train/tasks/*.cpp, TaskLra::rows).
@@ -54,12 +57,12 @@ const std::vector<LraPreset>& lra_presets() {
        {{1024, 2048, 4096}, 1, 64, 2, 1, 128, 2, 1},
        900},  // cell timeouts only catch hangs: several times the expected time on a busy machine
       {"mini",
-       "the README's table, three seeds: full attention beats chance on ListOps, Text, Retrieval, Image; Pathfinder stays at chance (about a CPU-day)",
+       "the README's table, three seeds: full attention beats chance on ListOps, Text, Retrieval, Image; Pathfinder stays at chance (9 CPU-hours for nine models)",
        // LRA measured on byte-level text, batch 32, on a TPU; batch 2, 2 layers here
        {{1024, 2048, 4096}, 2, 64, 4, 2, 128, 3, 1},
        3 * 3600,
        3},  // three seeds: the spread tells which differences are real
-      {"full", "LRA's sequence lengths with a CPU-day budget per seed (two seeds: about two days on 2 cores)",
+      {"full", "LRA's sequence lengths, two seeds: 19 CPU-hours for nine models, projected (docs/lra/full-projection)",
        {{1024, 2048, 4096}, 2, 128, 4, 2, 256, 3, 1},
        12 * 3600,
        2},
@@ -405,7 +408,7 @@ const char* kLraHelp =
     "  benches every model at three lengths, each cell in its own process, and writes DIR/results.md\n"
     "  (LRA's two tables beside ours) and DIR/chart.svg, chart.png (accuracy, speed, memory)\n"
     "  --preset quick   a smoke test of the pipeline: a few minutes on 2 cores\n"
-    "           mini    the README's numbers, 3 seeds: about a CPU-day\n"
+    "           mini    the README's numbers, 3 seeds: 9 CPU-hours for nine models (measured)\n"
     "           full    LRA's lengths, 2 seeds: 19 CPU-hours for nine models (docs/lra/full-projection)\n"
     "  --models a,b,... models to run (default: every model but flash)\n"
     "  --tasks a,b,...  of listops, text, retrieval, image, pathfinder (default: all)\n"
