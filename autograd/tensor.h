@@ -44,9 +44,11 @@ struct Storage {
   Storage& operator=(const Storage&) = delete;
   float* data;
   size_t n;
+  size_t cap;  // bytes of the pooled buffer: its size class, maybe a larger one than n's
 };
 size_t pool_cached_bytes();  // freed bytes kept for reuse
 size_t pool_peak_bytes();    // most bytes ever in use at once (by size class)
+size_t pool_live_bytes();    // bytes in use now (by size class)
 void pool_release();         // return every cached buffer to the system
 
 // One seeded random source for everything random (xoshiro256**).  Its whole

@@ -464,6 +464,54 @@ TEST_CASE("the storage pool reuses buffers across nearby sizes and holds at most
   CHECK(pool_cached_bytes() == 0);
 }
 
+TEST_CASE("a request whose size class is empty takes a cached buffer up to 1.5 times its class, not a new one") {
+  pool_release();
+  float* big = nullptr;
+  { Tensor a = Tensor::empty({1000, 400}); big = a.data(); }
+  {
+    Tensor b = Tensor::empty({1000, 300});  // 3/4 of it: served from the larger class
+    CHECK(b.data() == big);
+  }
+  {
+    Tensor c = Tensor::empty({1000, 200});  // half of it: too wasteful, a buffer of its own
+    CHECK(c.data() != big);
+  }
+  pool_release();
+  // Batches of varying length, as ListOps and text give: every step wants one
+  // [N, N] and one [2N, N] buffer with N drawn from 800..1000 (0.64..1 of the
+  // largest area, nearly a size class apart each step).  Reusing larger
+  // buffers keeps the cache near one step's worth; keyed by class alone it
+  // fills to the 2x bound (64 MiB floor aside: these are 4-8 MB each).
+  uint32_t r = 12345;
+  for (int step = 0; step < 400; ++step) {
+    r = r * 1664525u + 1013904223u;
+    int64_t n = 800 + int64_t(r >> 8) % 201;
+    Tensor s1 = Tensor::empty({n, n}), s2 = Tensor::empty({2 * n, n});
+  }
+  const size_t step_bytes = 3 * 1000 * 1000 * sizeof(float);  // the largest step's two buffers
+  MESSAGE("cached after 400 steps: " << pool_cached_bytes() << " bytes; the largest step uses " << step_bytes);
+  CHECK(pool_cached_bytes() <= 2 * step_bytes);  // keyed by class alone: ~63 MB, up to the 64 MiB floor
+  pool_release();
+}
+
+TEST_CASE("a miss drops the buffers freed longest ago: cached plus in use stays within 1.25x the peak") {
+  // The same stream of varying lengths at sizes beyond the cache's 64 MiB
+  // floor (64-216 MB buffers, never touched, so nothing is paged in).  Without
+  // the eviction on a miss, each new size adds buffers up to the 2x bound.
+  pool_release();
+  uint32_t r = 777;
+  size_t worst = 0;
+  for (int step = 0; step < 200; ++step) {
+    r = r * 1664525u + 1013904223u;
+    int64_t n = 4000 + int64_t(r >> 8) % 1201;
+    Tensor s1 = Tensor::empty({n, n}), s2 = Tensor::empty({2 * n, n});
+    worst = std::max(worst, pool_cached_bytes() + pool_live_bytes());
+  }
+  MESSAGE("cached + in use at most " << worst << " bytes, peak in use " << pool_peak_bytes());
+  CHECK(worst <= pool_peak_bytes() * 5 / 4);
+  pool_release();
+}
+
 TEST_CASE("permute's backward writes a fresh gradient and adds into one that exists") {
   // x [2,3,4] used twice: the first backward to reach it writes, the second adds.
   Tensor x = param({2, 3, 4});
