@@ -82,14 +82,15 @@ $(BUILD)/tests/%.o: CXXFLAGS := $(filter-out -O%,$(CXXFLAGS)) $(TEST_OPT)
 # each one rounds as its scalar reference (tests/test_simd.cpp) on every target.
 $(BUILD)/autograd/vecmath.o: CXXFLAGS += -ffp-contract=off
 
-# attnzoo --version names the commit it was built from: build/version.h is
-# rewritten only when the commit changes, so nothing else rebuilds.
+# attnzoo --version and each LRA record name the commit it was built from, with
+# "-dirty" when tracked files differ from it: build/version.h is rewritten only
+# when that changes, so only the two files that include it rebuild.
 $(BUILD)/version.h: FORCE
 	@mkdir -p $(BUILD)
-	@printf '#define AZ_VERSION "0.1"\n#define AZ_GIT_COMMIT "%s"\n' "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" > $@.tmp
+	@printf '#define AZ_VERSION "0.1"\n#define AZ_GIT_COMMIT "%s"\n' "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || { git rev-parse HEAD >/dev/null 2>&1 && echo -dirty; })" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
-$(BUILD)/train/cli_main.o: $(BUILD)/version.h
-$(BUILD)/train/cli_main.o: CPPFLAGS += -I$(BUILD)
+$(BUILD)/train/cli_main.o $(BUILD)/train/bench.o: $(BUILD)/version.h
+$(BUILD)/train/cli_main.o $(BUILD)/train/bench.o: CPPFLAGS += -I$(BUILD)
 .PHONY: FORCE
 FORCE:
 

@@ -152,6 +152,10 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
     CHECK(json_number(r, "steps_per_s", 0) > 0);
     CHECK(json_number(r, "peak_rss_mb", 0) > 1);
     CHECK(json_number(r, "params", 0) > 0);
+    // where it ran: the build, and the CPU with its family and model numbers and SIMD level
+    CHECK(json_text(r, "build").size() >= 7);
+    CHECK(json_text(r, "cpu").find(" (family ") != std::string::npos);
+    CHECK(!json_text(r, "simd").empty());
     CHECK(json_text(r, "key").find("--model " + json_text(r, "model")) != std::string::npos);
     CHECK(fs::exists(dir + "/cells/" + json_text(r, "id") + "/best.ckpt"));
     CHECK(fs::exists(dir + "/cells/" + json_text(r, "id") + "/curves.png"));
@@ -173,7 +177,8 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
   for (const char* s : {"## Test accuracy (%), LRA Table 1 layout", "| ListOps | Pathfinder | Avg |", "| **full** | dense |",
                         "| *LRA: Transformer* |", "*36.37*", "| **local** | fixed |", "| *LRA: Local Attention* |",
                         "chance (majority class)", "## Speed and memory, LRA Table 2 layout", "steps/s 64", "peak memory 64",
-                        "](chart.svg)", "## The preset `tiny`", "attnzoo lra --preset tiny"})
+                        "](chart.svg)", "## The preset `tiny`", "attnzoo lra --preset tiny",
+                        "The records were made on ", "(10 records, build "})
     CHECK_MESSAGE(md.find(s) != std::string::npos, s);
   CHECK(md.find("Failed cells") == std::string::npos);
   // charts: an SVG document and a PNG file, drawn by gnuplot from chart.gp
@@ -194,12 +199,18 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
     for (const char* f : {"/chart.svg", "/chart-listops.svg", "/chart-pathfinder.svg"}) fs::remove(part + f);
     std::istringstream all(slurp(dir + "/results.jsonl"));
     std::ofstream keep(part + "/results.jsonl");
-    for (std::string line; std::getline(all, line);)
-      if (line.find("\"pathfinder-") == std::string::npos) keep << line << "\n";
+    for (std::string line; std::getline(all, line);) {
+      if (line.find("\"pathfinder-") != std::string::npos) continue;
+      // and one record from before records named their machine
+      if (line.find("\"id\": \"listops-local\"") != std::string::npos) line.replace(line.find("\"cpu\""), 5, "\"old\"");
+      keep << line << "\n";
+    }
     keep.close();
     REQUIRE_MESSAGE(run_cli(kSweep + part + " --report-only", &out) == 0, out);
     std::string pmd = slurp(part + "/results.md");
     CHECK(pmd.find("the average chart is not drawn") != std::string::npos);
+    CHECK(pmd.find("(7 records, build ") != std::string::npos);  // six bench cells and listops-full
+    CHECK(pmd.find("; 1 record names no machine (written before records did)") != std::string::npos);
     CHECK(pmd.find("](chart.svg)") == std::string::npos);
     CHECK(!fs::exists(part + "/chart.svg"));
     CHECK(slurp(part + "/chart-listops.svg").find(">local<") != std::string::npos);

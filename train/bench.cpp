@@ -8,11 +8,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <vector>
 
 #include "autograd/vecmath.h"
 
 #include "nn/optim.h"
+#include "train/plot.h"  // json_quote
+#include "version.h"  // AZ_GIT_COMMIT, written by the Makefile into the build directory
 
 namespace az {
 
@@ -30,6 +33,20 @@ double peak_rss_mb() {
 
 std::string blas_core() { return openblas_get_corename(); }
 std::string simd_target() { return vec::current_target(); }
+std::string build_commit() { return AZ_GIT_COMMIT; }
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, name = "unknown CPU", family, model;
+  auto value = [&] { return line.substr(line.find(':') + 2); };
+  while (std::getline(in, line) && line.find(':') != std::string::npos) {  // the first processor's block
+    if (line.rfind("model name", 0) == 0) name = value();
+    else if (line.rfind("cpu family", 0) == 0) family = value();
+    else if (line.rfind("model\t", 0) == 0) model = value();
+  }
+  if (!family.empty() && !model.empty()) name += " (family " + family + " model " + model + ")";
+  return name;
+}
 
 const char* blas_core_override() {
   if (std::getenv("OPENBLAS_CORETYPE") || blas_core() != "Prescott") return nullptr;
@@ -98,16 +115,16 @@ BenchResult run_bench(const BenchConfig& bc) {
   res.gflops = res.model_gflop_per_step * res.steps_per_s;
   res.sgemm_peak_gflops = sgemm_peak_gflops();
   res.mfu = res.gflops / res.sgemm_peak_gflops;
-  char buf[768];
+  char buf[1280];
   std::snprintf(buf, sizeof buf,
                 "{\"model\": \"%s\", \"seq_len\": %lld, \"batch\": %lld, \"dim\": %lld, \"heads\": %lld, \"layers\": %lld, "
                 "\"ffn\": %lld, \"steps_per_s\": %.4f, \"tokens_per_s\": %.1f, \"ms_per_step\": %.2f, "
                 "\"peak_rss_mb\": %.1f, \"model_gflop_per_step\": %.3f, \"gflops\": %.2f, \"sgemm_peak_gflops\": %.1f, "
-                "\"mfu\": %.4f, \"blas_core\": \"%s\", \"simd\": \"%s\"}",
+                "\"mfu\": %.4f, \"blas_core\": \"%s\", \"simd\": \"%s\", \"cpu\": %s, \"build\": \"%s\"}",
                 mc.model.c_str(), (long long)mc.max_len, (long long)bc.batch, (long long)mc.dim, (long long)mc.heads,
                 (long long)mc.layers, (long long)mc.ffn, res.steps_per_s, res.tokens_per_s, res.ms_per_step,
                 res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu,
-                blas_core().c_str(), simd_target().c_str());
+                blas_core().c_str(), simd_target().c_str(), json_quote(cpu_name()).c_str(), build_commit().c_str());
   res.json = buf;
   return res;
 }

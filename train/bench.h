@@ -29,6 +29,11 @@ double peak_rss_mb();
 // The kernel set OpenBLAS chose ("SkylakeX", "Haswell", "Zen", ... ) and ours (vecmath: "AVX3", ...).
 std::string blas_core();
 std::string simd_target();
+// The CPU as /proc/cpuinfo names it, with its family and model numbers (generic names
+// such as "Intel(R) Xeon(R) Processor" say nothing alone): the label of every figure.
+std::string cpu_name();
+// The commit this program was built from ("c5cc745", "c5cc745-dirty"; Makefile).
+std::string build_commit();
 // OpenBLAS 0.3.21 (Debian 12) does not know CPUs newer than itself (e.g. Intel family 6
 // model 207) and falls back to its Prescott (SSE3) kernels, several times slower.  When
 // that happened and OPENBLAS_CORETYPE is unset, this runs the program again (execv of

@@ -62,21 +62,6 @@ void row(const char* what, double value, const char* unit, double ref, const cha
 }
 }  // namespace
 
-// The CPU's model name (Linux), for the figures' label.
-std::string cpu_model() {
-  std::FILE* f = std::fopen("/proc/cpuinfo", "r");
-  char line[512];
-  std::string m = "unknown CPU";
-  while (f && std::fgets(line, sizeof line, f))
-    if (std::strncmp(line, "model name", 10) == 0) {
-      const char* c = std::strchr(line, ':');
-      if (c) m = std::string(c + 2, std::strcspn(c + 2, "\n"));
-      break;
-    }
-  if (f) std::fclose(f);
-  return m;
-}
-
 int main(int argc, char** argv) {
   reexec_if_blas_core_unknown(argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -90,7 +75,7 @@ int main(int argc, char** argv) {
   for (int64_t t : vec::targets()) ts += " " + vec::target_name(t);
   std::printf("bench_core (median of repetitions; %d OpenMP threads)\nCPU: %s; SIMD targets:%s (best: %s); "
               "OpenBLAS kernels: %s\n\n",
-              omp_get_max_threads(), cpu_model().c_str(), ts.c_str(), vec::current_target().c_str(), blas_core().c_str());
+              omp_get_max_threads(), cpu_name().c_str(), ts.c_str(), vec::current_target().c_str(), blas_core().c_str());
   double peak = 0;
   if (part != "rows") {
     std::vector<double> p;

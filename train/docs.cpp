@@ -19,6 +19,7 @@
 
 #include "attention/attention.h"
 #include "data/listops.h"
+#include "train/bench.h"
 #include "train/cli.h"
 #include "train/commands.h"
 #include "train/lra.h"
@@ -109,14 +110,6 @@ int64_t listops_example(int64_t* length) {
   for (size_t i = 0; i < s.test.size(); ++i)
     if (s.test.seqs[i].size() >= 20 && s.test.seqs[i].size() <= 30) return *length = int64_t(s.test.seqs[i].size()), int64_t(i);
   fail("docs: the default ListOps test split has no example of 20 to 30 tokens");
-}
-
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
 }
 
 // ---- the attention map: a tiny ListOps run, then attnmap ------------------------------------

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "attention/attention.h"
+#include "train/bench.h"
 #include "train/cli.h"
 #include "train/tasks.h"
 
@@ -342,7 +343,8 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
   js << "{\"id\": " << json_quote(c.id) << ", \"kind\": " << json_quote(c.kind) << ", \"task\": " << json_quote(c.task)
      << ", \"model\": " << json_quote(c.model) << (c.kind == "train" ? ", \"seed\": " + s(c.seed) : std::string()) << ", \"family\": " << json_quote(family) << ", \"seq_len\": " << c.seq_len
      << ", \"wall_seconds\": " << f(r.seconds, 1) << ", \"cpu_seconds\": " << f(r.cpu_seconds, 1)
-     << ", \"child_peak_rss_mb\": " << f(r.peak_rss_mb, 1);
+     << ", \"child_peak_rss_mb\": " << f(r.peak_rss_mb, 1) << ", \"build\": " << json_quote(build_commit())
+     << ", \"cpu\": " << json_quote(cpu_name()) << ", \"simd\": " << json_quote(simd_target());
   std::string error;
   if (r.timed_out) error = "timed out after " + fmt_duration(timeout) + " (the preset's limit per cell; see --cell-timeout)";
   else if (r.signal) error = "killed by signal " + s(r.signal) + (r.signal == 9 ? " (out of memory?)" : "");

@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "attention/attention.h"
+#include "train/bench.h"
 #include "train/lra.h"
 
 namespace az {
@@ -135,17 +137,33 @@ std::string utc_time() {
   return b;
 }
 
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "an unknown CPU";
-}
-
 std::string title_of(const std::string& task) {
   const std::string& t = task_info(task).lra.title;
   return t.empty() ? task : t;
+}
+
+// Where the records were made: a sweep resumed in another session may have run on
+// another CPU or build, and its cells' times are only comparable within one machine.
+std::string machines_line(const std::map<std::string, JsonObject>& rec) {
+  std::map<std::string, std::pair<int, std::set<std::string>>> where;  // "CPU, SIMD" -> (cells, builds)
+  int unnamed = 0;
+  for (auto& [id, r] : rec) {
+    if (json_text(r, "cpu").empty()) { ++unnamed; continue; }
+    auto& w = where[json_text(r, "cpu") + ", SIMD " + json_text(r, "simd")];
+    ++w.first, w.second.insert(json_text(r, "build"));
+  }
+  if (where.empty()) return "";
+  std::string line = "The records were made on ";
+  size_t i = 0;
+  for (auto& [machine, w] : where) {
+    line += (i++ ? "; " : "") + machine + " (" + std::to_string(w.first) + (w.first == 1 ? " record" : " records") + ", build";
+    line += w.second.size() > 1 ? "s" : "";
+    size_t j = 0;
+    for (auto& b : w.second) line += (j++ ? ", " : " ") + b;
+    line += ")";
+  }
+  if (unnamed) line += "; " + std::to_string(unnamed) + (unnamed == 1 ? " record names" : " records name") + " no machine (written before records did)";
+  return line + ". Times compare only within one machine.\n\n";
 }
 
 }  // namespace
@@ -207,7 +225,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
      << "`" << s.command << "`\n\n"
      << "Report written " << utc_time() << " on " << cpu_name()
      << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " cores), OMP_NUM_THREADS=" << s.threads << " per cell. Preset: " << p.purpose
-     << ".\n\n"
+     << ".\n\n" << machines_line(rec)
      << "Every model is trained with the same model size and budget within a task (table at the end), each cell in "
         "its own process; test accuracy is that of the best-validation checkpoint.";
   if (s.seeds > 1)

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Two or more builds of attnzoo on one `attnzoo bench` configuration, alternated.
+
+    bench/ab.py [--rounds 5] [--threads 2] BIN_A BIN_B [BIN_C ...] -- BENCH_FLAGS...
+    bench/ab.py build-old/attnzoo build/attnzoo -- --model full --seq-len 1024 --steps 6
+
+This machine's run-to-run noise (about +-10% between identical runs) is larger than
+most changes worth measuring, so a comparison is only honest when the builds run
+alternately in one sitting on an idle machine and their medians are compared: round r
+runs every build once, in an order rotated by r so that none is always first. Prints
+each run, then per build the median steps/s, ms per step and peak memory, and the
+ratio of each median to the first build's, with the CPU, SIMD level and OpenBLAS
+kernels they ran on, and a warning when the builds ran on different OpenBLAS kernels
+(a build older than its re-exec on unknown CPUs needs OPENBLAS_CORETYPE set, e.g.
+SkylakeX, or it measures OpenBLAS's SSE3 fallback).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+
+def run_one(binary, flags, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
+    p = subprocess.run([binary, "bench"] + flags, env=env, capture_output=True, text=True)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    if p.returncode != 0 or not lines:
+        err = (p.stderr.strip().splitlines() or ["no output"])[-1]
+        sys.exit(f"ab.py: {binary} bench {' '.join(flags)} failed (exit {p.returncode}): {err}")
+    return json.loads(lines[-1])
+
+
+def cpu_label():
+    name, fam, model = "unknown CPU", "?", "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if not line.strip():
+                break
+            k, _, v = line.partition(":")
+            k, v = k.strip(), v.strip()
+            name = v if k == "model name" else name
+            fam = v if k == "cpu family" else fam
+            model = v if k == "model" else model
+    except OSError:
+        pass
+    return f"{name} (family {fam} model {model})"
+
+
+def main():
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        sys.exit("ab.py: expected BIN_A BIN_B ... -- BENCH_FLAGS (see the opening comment)")
+    cut = argv.index("--")
+    ap = argparse.ArgumentParser(prog="bench/ab.py")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("binaries", nargs="+")
+    a = ap.parse_args(argv[:cut])
+    flags = argv[cut + 1:]
+    if len(a.binaries) < 2:
+        sys.exit("ab.py: give at least two binaries to compare")
+    if a.rounds < 1:
+        sys.exit(f"ab.py: --rounds {a.rounds} is out of range (expected 1 or more)")
+    for b in a.binaries:
+        if not (os.path.isfile(b) and os.access(b, os.X_OK)):
+            sys.exit(f"ab.py: {b} is not an executable file")
+    runs = {b: [] for b in a.binaries}
+    n = len(a.binaries)
+    for r in range(a.rounds):
+        for i in range(n):
+            b = a.binaries[(i + r) % n]
+            rec = run_one(b, flags, a.threads)
+            runs[b].append(rec)
+            print(f"round {r + 1} {b}: {rec['steps_per_s']:.3f} steps/s, {rec['ms_per_step']:.1f} ms/step, "
+                  f"{rec['peak_rss_mb']:.0f} MB", flush=True)
+    cores = {b: runs[b][0].get("blas_core", "?") for b in a.binaries}
+    if len(set(cores.values())) > 1:
+        print("warning: the builds ran on different OpenBLAS kernels: " +
+              ", ".join(f"{b} {c}" for b, c in cores.items()) + " (set OPENBLAS_CORETYPE)")
+    first = runs[a.binaries[0]][0]
+    print(f"\n{cpu_label()}, SIMD {first.get('simd', '?')}, OpenBLAS {first.get('blas_core', '?')}, "
+          f"{a.threads} threads, medians of {a.rounds} rounds: bench {' '.join(flags)}")
+    base = statistics.median(x["steps_per_s"] for x in runs[a.binaries[0]])
+    for b in a.binaries:
+        sps = statistics.median(x["steps_per_s"] for x in runs[b])
+        ms = statistics.median(x["ms_per_step"] for x in runs[b])
+        mb = statistics.median(x["peak_rss_mb"] for x in runs[b])
+        lo, hi = min(x["steps_per_s"] for x in runs[b]), max(x["steps_per_s"] for x in runs[b])
+        print(f"{b}: {sps:.3f} steps/s (range {lo:.3f}-{hi:.3f}), {ms:.1f} ms/step, {mb:.0f} MB, "
+              f"{sps / base:.3f}x the first")
+
+
+if __name__ == "__main__":
+    main()
