@@ -82,7 +82,7 @@ def main():
               ", ".join(f"{b} {c}" for b, c in cores.items()) + " (set OPENBLAS_CORETYPE)")
     first = runs[a.binaries[0]][0]
     print(f"\n{cpu_label()}, SIMD {first.get('simd', '?')}, OpenBLAS {first.get('blas_core', '?')}, "
-          f"{a.threads} threads, medians of {a.rounds} rounds: bench {' '.join(flags)}")
+          f"{a.threads} thread{'s' if a.threads > 1 else ''}, medians of {a.rounds} rounds: bench {' '.join(flags)}")
     base = statistics.median(x["steps_per_s"] for x in runs[a.binaries[0]])
     for b in a.binaries:
         sps = statistics.median(x["steps_per_s"] for x in runs[b])
