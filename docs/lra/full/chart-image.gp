@@ -1,0 +1,89 @@
+# chart-image.svg and chart-image.png, written by attnzoo; rerun with `gnuplot chart-image.gp` in this folder.
+$f0 << EOD
+"full" 0.4192 83.62 7 0
+EOD
+$f1 << EOD
+"local" 4.0628 84.005 1.90048 0.26163
+"bigbird" 2.4977 84.15 2.29658 0
+EOD
+$f2 << EOD
+"linformer" 2.8621 86.96 2.09157 0
+"performer" 3 82.68 2.32809 0
+"linear" 4.172 83.36 1.85935 0
+EOD
+$f3 << EOD
+"reformer" 1.9411 82.17 2.26988 0
+"sinkhorn" 3.0333 84.11 2.17487 0
+EOD
+$f4 << EOD
+"mixer" 8.1942 84.46 1.53665 0
+EOD
+
+set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
+set output 'chart-image.svg'
+set title "Image on this CPU (preset full)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 128), log scale"
+set ylabel "test accuracy (%): Image"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.232889:14.7496]
+set yrange [0.7648:96.1952]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
+set label 1 "full" at 0.4192,83.62 center offset char 0,2.31429 front
+set label 2 "local" at 4.0628,84.005 center offset char 0,1.14868 front
+set label 3 "bigbird" at 2.4977,84.15 center offset char -5.12129,1.23922 front
+set label 4 "linformer" at 2.8621,86.96 center offset char 0,1.19236 front
+set label 5 "performer" at 3,82.68 center offset char 0,-1.24642 front
+set label 6 "linear" at 4.172,83.36 center offset char 0,-1.13928 front
+set label 7 "reformer" at 1.9411,82.17 center offset char 0,-1.23311 front
+set label 8 "sinkhorn" at 3.0333,84.11 center offset char 0,-3.2114 front
+set label 9 "mixer" at 8.1942,84.46 center offset char 0,1.06552 front
+set arrow from graph 0, first 10 to graph 1, first 10 nohead dt 2 lc rgb '#888888'
+set label 10 'chance (majority class)' at graph 0.01, first 10 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
+
+unset output
+set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
+set output 'chart-image.png'
+set title "Image on this CPU (preset full)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 128), log scale"
+set ylabel "test accuracy (%): Image"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.232889:14.7496]
+set yrange [0.7648:96.1952]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
+set label 1 "full" at 0.4192,83.62 center offset char 0,2.31429 front
+set label 2 "local" at 4.0628,84.005 center offset char 0,1.14868 front
+set label 3 "bigbird" at 2.4977,84.15 center offset char -5.12129,1.23922 front
+set label 4 "linformer" at 2.8621,86.96 center offset char 0,1.19236 front
+set label 5 "performer" at 3,82.68 center offset char 0,-1.24642 front
+set label 6 "linear" at 4.172,83.36 center offset char 0,-1.13928 front
+set label 7 "reformer" at 1.9411,82.17 center offset char 0,-1.23311 front
+set label 8 "sinkhorn" at 3.0333,84.11 center offset char 0,-3.2114 front
+set label 9 "mixer" at 8.1942,84.46 center offset char 0,1.06552 front
+set arrow from graph 0, first 10 to graph 1, first 10 nohead dt 2 lc rgb '#888888'
+set label 10 'chance (majority class)' at graph 0.01, first 10 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
+
+unset output
