@@ -38,7 +38,10 @@ std::string build_commit() { return AZ_GIT_COMMIT; }
 std::string cpu_name() {
   std::ifstream in("/proc/cpuinfo");
   std::string line, name = "unknown CPU", family, model;
-  auto value = [&] { return line.substr(line.find(':') + 2); };
+  auto value = [&] {  // the text after "key<TAB>: ", or "" when there is none
+    size_t v = line.find_first_not_of(" \t", line.find(':') + 1);
+    return v == std::string::npos ? std::string() : line.substr(v);
+  };
   while (std::getline(in, line) && line.find(':') != std::string::npos) {  // the first processor's block
     if (line.rfind("model name", 0) == 0) name = value();
     else if (line.rfind("cpu family", 0) == 0) family = value();
