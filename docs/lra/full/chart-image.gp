@@ -4,12 +4,12 @@ $f0 << EOD
 EOD
 $f1 << EOD
 "local" 4.0628 84.005 1.90048 0.26163
-"bigbird" 2.4977 84.15 2.29658 0
+"bigbird" 2.4977 84.09 2.29658 0.0848528
 EOD
 $f2 << EOD
-"linformer" 2.8621 86.96 2.09157 0
-"performer" 3 82.68 2.32809 0
-"linear" 4.172 83.36 1.85935 0
+"linformer" 2.8621 86.91 2.09157 0.0707107
+"performer" 3 82.57 2.32809 0.155563
+"linear" 4.172 83.185 1.85935 0.247487
 EOD
 $f3 << EOD
 "reformer" 1.9411 82.17 2.26988 0
@@ -28,14 +28,14 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.232889:14.7496]
-set yrange [0.7648:96.1952]
+set yrange [0.762315:96.2184]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
 set label 1 "full" at 0.4192,83.62 center offset char 0,2.31429 front
 set label 2 "local" at 4.0628,84.005 center offset char 0,1.14868 front
-set label 3 "bigbird" at 2.4977,84.15 center offset char -5.12129,1.23922 front
-set label 4 "linformer" at 2.8621,86.96 center offset char 0,1.19236 front
-set label 5 "performer" at 3,82.68 center offset char 0,-1.24642 front
-set label 6 "linear" at 4.172,83.36 center offset char 0,-1.13928 front
+set label 3 "bigbird" at 2.4977,84.09 center offset char -5.12129,1.23922 front
+set label 4 "linformer" at 2.8621,86.91 center offset char 0,1.19236 front
+set label 5 "performer" at 3,82.57 center offset char 0,-1.24642 front
+set label 6 "linear" at 4.172,83.185 center offset char 0,-1.13928 front
 set label 7 "reformer" at 1.9411,82.17 center offset char 0,-1.23311 front
 set label 8 "sinkhorn" at 3.0333,84.11 center offset char 0,-3.2114 front
 set label 9 "mixer" at 8.1942,84.46 center offset char 0,1.06552 front
@@ -62,14 +62,14 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.232889:14.7496]
-set yrange [0.7648:96.1952]
+set yrange [0.762315:96.2184]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
 set label 1 "full" at 0.4192,83.62 center offset char 0,2.31429 front
 set label 2 "local" at 4.0628,84.005 center offset char 0,1.14868 front
-set label 3 "bigbird" at 2.4977,84.15 center offset char -5.12129,1.23922 front
-set label 4 "linformer" at 2.8621,86.96 center offset char 0,1.19236 front
-set label 5 "performer" at 3,82.68 center offset char 0,-1.24642 front
-set label 6 "linear" at 4.172,83.36 center offset char 0,-1.13928 front
+set label 3 "bigbird" at 2.4977,84.09 center offset char -5.12129,1.23922 front
+set label 4 "linformer" at 2.8621,86.91 center offset char 0,1.19236 front
+set label 5 "performer" at 3,82.57 center offset char 0,-1.24642 front
+set label 6 "linear" at 4.172,83.185 center offset char 0,-1.13928 front
 set label 7 "reformer" at 1.9411,82.17 center offset char 0,-1.23311 front
 set label 8 "sinkhorn" at 3.0333,84.11 center offset char 0,-3.2114 front
 set label 9 "mixer" at 8.1942,84.46 center offset char 0,1.06552 front
