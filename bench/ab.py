@@ -33,22 +33,6 @@ def run_one(binary, flags, threads):
     return json.loads(lines[-1])
 
 
-def cpu_label():
-    name, fam, model = "unknown CPU", "?", "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if not line.strip():
-                break
-            k, _, v = line.partition(":")
-            k, v = k.strip(), v.strip()
-            name = v if k == "model name" else name
-            fam = v if k == "cpu family" else fam
-            model = v if k == "model" else model
-    except OSError:
-        pass
-    return f"{name} (family {fam} model {model})"
-
-
 def main():
     argv = sys.argv[1:]
     if "--" not in argv:
@@ -81,7 +65,9 @@ def main():
         print("warning: the builds ran on different OpenBLAS kernels: " +
               ", ".join(f"{b} {c}" for b, c in cores.items()) + " (set OPENBLAS_CORETYPE)")
     first = runs[a.binaries[0]][0]
-    print(f"\n{cpu_label()}, SIMD {first.get('simd', '?')}, OpenBLAS {first.get('blas_core', '?')}, "
+    named = [x["cpu"] for b in a.binaries for x in runs[b][:1] if "cpu" in x]  # builds since c8bd684 name it
+    cpu = named[0] if named else "CPU not named by these builds (see /proc/cpuinfo)"
+    print(f"\n{cpu}, SIMD {first.get('simd', '?')}, OpenBLAS {first.get('blas_core', '?')}, "
           f"{a.threads} thread{'s' if a.threads > 1 else ''}, medians of {a.rounds} rounds: bench {' '.join(flags)}")
     base = statistics.median(x["steps_per_s"] for x in runs[a.binaries[0]])
     for b in a.binaries:
