@@ -1,0 +1,56 @@
+# chart-pathfinder.svg and chart-pathfinder.png, written by attnzoo; rerun with `gnuplot chart-pathfinder.gp` in this folder.
+$f0 << EOD
+"full" 0.4192 50 7 0
+EOD
+$f1 << EOD
+"local" 4.0628 50 1.90048 0
+"bigbird" 2.4977 50 2.29658 0
+EOD
+$f2 << EOD
+"reformer" 1.9411 50 2.26988 0
+EOD
+
+set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
+set output 'chart-pathfinder.svg'
+set title "Pathfinder on this CPU (preset full)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 128), log scale"
+set ylabel "test accuracy (%): Pathfinder"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.232889:7.31304]
+set yrange [47:53]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5)
+set label 1 "full" at 0.4192,50 center offset char 0,2.31429 front
+set label 2 "local" at 4.0628,50 center offset char 0,1.14868 front
+set label 3 "bigbird" at 2.4977,50 center offset char 0,1.23922 front
+set label 4 "reformer" at 1.9411,50 center offset char 0,1.23311 front
+set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
+set label 5 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle
+
+unset output
+set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
+set output 'chart-pathfinder.png'
+set title "Pathfinder on this CPU (preset full)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 128), log scale"
+set ylabel "test accuracy (%): Pathfinder"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.232889:7.31304]
+set yrange [47:53]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5)
+set label 1 "full" at 0.4192,50 center offset char 0,2.31429 front
+set label 2 "local" at 4.0628,50 center offset char 0,1.14868 front
+set label 3 "bigbird" at 2.4977,50 center offset char 0,1.23922 front
+set label 4 "reformer" at 1.9411,50 center offset char 0,1.23311 front
+set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
+set label 5 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle
+
+unset output
