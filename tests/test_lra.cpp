@@ -426,4 +426,10 @@ TEST_CASE("a Text sweep on the user's corpus (--text-data) reports the bag-of-by
   std::string md = slurp(dir + "/sweep/results.md");
   CHECK(md.find("| baseline: bag of bytes | |") != std::string::npos);
   CHECK(md.find("| baseline: length only | |") != std::string::npos);
+  // the cell's own run printed them too, on the same data
+  std::string log = slurp(dir + "/sweep/cells/text-local/stderr.log");
+  char line[160];
+  std::snprintf(line, sizeof line, "text: baselines on this data (fit on train, test accuracy): majority %.3f, length only %.3f, bag of bytes %.3f",
+                b["majority"], b["length only"], b["bag of bytes"]);
+  CHECK_MESSAGE(log.find(line) != std::string::npos, log);
 }
