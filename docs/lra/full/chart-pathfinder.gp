@@ -7,7 +7,16 @@ $f1 << EOD
 "bigbird" 2.4977 50 2.29658 0
 EOD
 $f2 << EOD
+"linformer" 2.8621 50 2.09157 0
+"performer" 3 50 2.32809 0
+"linear" 4.172 50 1.85935 0
+EOD
+$f3 << EOD
 "reformer" 1.9411 50 2.26988 0
+"sinkhorn" 3.0333 50 2.17487 0
+EOD
+$f4 << EOD
+"mixer" 8.1942 50 1.53665 0
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -18,18 +27,25 @@ set ylabel "test accuracy (%): Pathfinder"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.232889:7.31304]
+set xrange [0.232889:14.7496]
 set yrange [47:53]
-set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5)
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
 set label 1 "full" at 0.4192,50 center offset char 0,2.31429 front
 set label 2 "local" at 4.0628,50 center offset char 0,1.14868 front
 set label 3 "bigbird" at 2.4977,50 center offset char 0,1.23922 front
-set label 4 "reformer" at 1.9411,50 center offset char 0,1.23311 front
+set label 4 "linformer" at 2.8621,50 center offset char 0,-1.19236 front
+set label 5 "performer" at 3,50 center offset char 0,2.24642 front
+set label 6 "linear" at 4.172,50 center offset char 0,-1.13928 front
+set label 7 "reformer" at 1.9411,50 center offset char 0,-1.23311 front
+set label 8 "sinkhorn" at 3.0333,50 center offset char 0,-2.2114 front
+set label 9 "mixer" at 8.1942,50 center offset char 0,1.06552 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 5 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 10 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
-     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
 set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
@@ -40,17 +56,24 @@ set ylabel "test accuracy (%): Pathfinder"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.232889:7.31304]
+set xrange [0.232889:14.7496]
 set yrange [47:53]
-set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5)
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
 set label 1 "full" at 0.4192,50 center offset char 0,2.31429 front
 set label 2 "local" at 4.0628,50 center offset char 0,1.14868 front
 set label 3 "bigbird" at 2.4977,50 center offset char 0,1.23922 front
-set label 4 "reformer" at 1.9411,50 center offset char 0,1.23311 front
+set label 4 "linformer" at 2.8621,50 center offset char 0,-1.19236 front
+set label 5 "performer" at 3,50 center offset char 0,2.24642 front
+set label 6 "linear" at 4.172,50 center offset char 0,-1.13928 front
+set label 7 "reformer" at 1.9411,50 center offset char 0,-1.23311 front
+set label 8 "sinkhorn" at 3.0333,50 center offset char 0,-2.2114 front
+set label 9 "mixer" at 8.1942,50 center offset char 0,1.06552 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 5 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 10 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
-     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
