@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include <sstream>
 
 #include "data/text.h"  // SplitMix64
+#include "train/checkpoint.h"
 #include "train/lra.h"
 #include "tests/util.h"
 
@@ -276,6 +278,110 @@ TEST_CASE("a failing cell is recorded with its message and the sweep goes on; --
   REQUIRE(run_cli(cmd + " --retry-failed", &out) == 0);
   CHECK(out.find("2 cells, 1 already done, 1 to run") != std::string::npos);
   CHECK(count_lines(dir + "/results.jsonl") == 3);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a training cell cut short resumes from its checkpoint and ends as if never stopped; a changed cell starts afresh") {
+  std::string a = temp_dir(), b = temp_dir(), out;
+  const std::string cmd = "lra --preset tiny --models full --tasks listops --threads 1 --no-bench --out ";
+  REQUIRE_MESSAGE(run_cli(cmd + a, &out) == 0, out);
+  // stopped after step 2 of 4 (a validation step): no record, the checkpoint kept
+  REQUIRE_MESSAGE(run_cli(cmd + b + " --stop-after 2", &out) == 0, out);
+  CHECK(out.find("listops-full: stopped after step 2 of 4 (cells/listops-full/last.ckpt); a rerun resumes it") !=
+        std::string::npos);
+  CHECK(count_lines(b + "/results.jsonl") == 0);
+  std::string cell = b + "/cells/listops-full";
+  REQUIRE(fs::exists(cell + "/last.ckpt"));
+  // as if the first part had run 1000 s (500 of CPU) and been killed after logging step 3
+  std::ofstream(cell + "/metrics.jsonl", std::ios::app)
+      << "{\"step\": 2, \"interrupted\": 15, \"elapsed\": 1000, \"cpu_seconds\": 500, \"peak_rss_mb\": 5000}\n"
+      << "{\"step\": 3, \"loss\": 9, \"train_acc\": 0, \"lr\": 0, \"grad_norm\": 0, \"elapsed\": 1001}\n";
+  REQUIRE_MESSAGE(run_cli(cmd + b, &out) == 0, out);
+  CHECK(out.find("listops-full resumes from step 2 of 4 (cells/listops-full/last.ckpt)") != std::string::npos);
+  CHECK(slurp(cell + "/stderr.log").find("resume: dropped 1 line(s) after step 2") != std::string::npos);
+  auto ra = read_jsonl(a + "/results.jsonl"), rb = read_jsonl(b + "/results.jsonl");
+  REQUIRE(ra.size() == 1);
+  REQUIRE(rb.size() == 1);
+  CHECK(json_text(rb[0], "status") == "ok");
+  for (const char* k : {"test_acc", "best_val_acc", "best_step", "test_examples", "steps", "params"}) {
+    CAPTURE(k);
+    CHECK(json_text(rb[0], k) == json_text(ra[0], k));  // the same numbers, bit for bit
+  }
+  CHECK(json_text(rb[0], "resumed_from_steps") == "2");
+  CHECK(json_text(ra[0], "resumed_from_steps", "none") == "none");
+  // the clocks go on from the first part's: the cell's cost is both parts'
+  CHECK(json_number(rb[0], "wall_seconds", 0) >= 1000);
+  CHECK(json_number(rb[0], "cpu_seconds", 0) >= 500);
+  CHECK(json_number(rb[0], "train_seconds", 0) >= 1000);
+  CHECK(json_number(rb[0], "peak_rss_mb", 0) >= 5000);
+  CHECK(json_number(rb[0], "steps_per_s", 0) > 0);
+  int step4 = 0;
+  for (auto& m : read_jsonl(cell + "/metrics.jsonl")) {
+    CHECK(json_number(m, "step", 0) <= 4);
+    CHECK(json_text(m, "loss") != "9");  // the line logged after the checkpoint is gone
+    if (json_number(m, "step", 0) == 4 && m.count("val_acc")) {
+      ++step4;
+      CHECK(json_number(m, "elapsed", 0) >= 1000);
+      CHECK(json_number(m, "cpu_seconds", 0) >= 500);
+    }
+  }
+  CHECK(step4 == 1);
+  // a cell whose configuration changed (here its budget) does not resume another's checkpoint
+  std::string c = temp_dir();
+  REQUIRE_MESSAGE(run_cli(cmd + c + " --stop-after 2", &out) == 0, out);
+  REQUIRE_MESSAGE(run_cli(cmd + c + " --steps-scale 2", &out) == 0, out);
+  CHECK(out.find("resumes") == std::string::npos);
+  auto rc = read_jsonl(c + "/results.jsonl");
+  REQUIRE(rc.size() == 1);
+  CHECK(json_text(rc[0], "steps") == "8");
+  CHECK(json_text(rc[0], "resumed_from_steps", "none") == "none");
+  CHECK(run_cli(cmd + c + " --stop-after -1", &out) == 2);
+  CHECK(out.find("--stop-after must not be negative") != std::string::npos);
+  for (auto& d : {a, b, c}) fs::remove_all(d);
+}
+
+TEST_CASE("SIGTERM to a sweep: the running cell saves its checkpoint, the sweep stops (143), a rerun resumes it") {
+  std::string dir = temp_dir();
+  // a cell long enough to be caught mid-way (4,000 tiny steps, a validation at 2,000)
+  std::string args = "lra --preset tiny --models full --tasks listops --threads 1 --no-bench --steps-scale 1000 --out " + dir;
+  std::string cmd = "exec " + az::test::attnzoo_bin() + " " + args + " > " + dir + "/sweep.log 2>&1";
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  std::string metrics = dir + "/cells/listops-full/metrics.jsonl";
+  bool stepping = false;
+  for (int i = 0; i < 600 && !stepping; ++i) {  // until the cell has logged a step (at most a minute)
+    usleep(100000);
+    stepping = slurp(metrics).find("\"loss\"") != std::string::npos;
+  }
+  REQUIRE(stepping);
+  kill(pid, SIGTERM);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  std::string log = slurp(dir + "/sweep.log");
+  INFO(log);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
+  CHECK(log.find("lra: interrupted by SIGTERM; the same command resumes the sweep") != std::string::npos);
+  CHECK(log.find("stopped after step ") != std::string::npos);
+  CHECK(count_lines(dir + "/results.jsonl") == 0);
+  int64_t at = load_checkpoint(dir + "/cells/listops-full/last.ckpt").step;  // saved at the signal, not at a validation
+  CHECK(at > 0);
+  CHECK(at < 4000);
+  int interrupted = 0;  // the line that holds the clocks at that step
+  for (auto& m : read_jsonl(metrics)) interrupted += json_text(m, "interrupted") == "15" && json_number(m, "step", 0) == at;
+  CHECK(interrupted == 1);
+  // the rerun goes on from that step
+  std::string out;
+  REQUIRE_MESSAGE(run_cli(args, &out) == 0, out);
+  CHECK(out.find("listops-full resumes from step " + std::to_string(at) + " of 4000") != std::string::npos);
+  auto rows = read_jsonl(dir + "/results.jsonl");
+  REQUIRE(rows.size() == 1);
+  CHECK(json_text(rows[0], "status") == "ok");
+  CHECK(json_text(rows[0], "resumed_from_steps") == std::to_string(at));
   fs::remove_all(dir);
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -16,8 +17,10 @@
 
 #include "attention/attention.h"
 #include "train/bench.h"
+#include "train/checkpoint.h"
 #include "train/cli.h"
 #include "train/tasks.h"
+#include "train/trainer.h"  // InterruptGuard
 
 namespace az {
 
@@ -314,14 +317,62 @@ int64_t parameters_from(const std::string& stderr_path) {
   return 0;
 }
 
+std::string text_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A training cell cut short (its sweep stopped, killed, or --stop-after) left
+// last.ckpt: the same cell (cell.key holds its key) goes on from that step.
+// The clocks of the parts before it come from metrics.jsonl's line at that step.
+struct Resume {
+  int64_t step = -1;  // -1: start afresh
+  double elapsed = 0, cpu = 0, peak_rss_mb = 0;
+  std::string steps;  // every step the cell resumed from, "800,1600"
+};
+
+Resume resume_point(const LraCell& c, const std::string& cell_dir) {
+  Resume r;
+  std::string ckpt = cell_dir + "/last.ckpt";
+  if (c.kind != "train" || !fs::exists(ckpt) || text_of(cell_dir + "/cell.key") != c.key + "\n") return r;
+  try {
+    r.step = load_checkpoint(ckpt).step;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lra: %s starts afresh: %s\n", c.id.c_str(), e.what());
+    return Resume{};
+  }
+  if (r.step <= 0 || r.step >= c.steps) return Resume{};  // nothing to keep, or cut during its test: run again
+  for (const JsonObject& m : read_jsonl(cell_dir + "/metrics.jsonl")) {
+    if (!m.count("elapsed") || json_number(m, "step", 0) > double(r.step)) continue;
+    r.elapsed = json_number(m, "elapsed", 0);
+    // older builds logged no CPU time: one thread's elapsed time stands in for it
+    r.cpu = json_number(m, "cpu_seconds", r.elapsed);
+    r.peak_rss_mb = json_number(m, "peak_rss_mb", 0);
+  }
+  std::string before = text_of(cell_dir + "/resumed.txt");
+  r.steps = (before.empty() ? "" : before.substr(0, before.find('\n')) + ",") + s(r.step);
+  return r;
+}
+
 std::string run_cell(const LraCell& c, const std::string& dir, const std::string& exe, const std::string& threads,
-                     double timeout, Progress& prog) {
+                     double timeout, Progress& prog, int64_t stop_after) {
   std::string rel = "cells/" + c.id, cell_dir = dir + "/" + rel;
-  fs::remove_all(cell_dir);  // a cell interrupted last time starts afresh
-  fs::create_directories(cell_dir);
+  Resume from = resume_point(c, cell_dir);
   std::vector<std::string> argv = {exe};
-  argv.insert(argv.end(), c.args.begin(), c.args.end());
-  if (c.kind == "train") argv.insert(argv.end(), {"--out", rel, "--quiet"});
+  if (from.step < 0) {
+    fs::remove_all(cell_dir);  // a cell that cannot resume starts afresh
+    fs::create_directories(cell_dir);
+    std::ofstream(cell_dir + "/cell.key") << c.key << "\n";
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    if (c.kind == "train") argv.insert(argv.end(), {"--out", rel, "--quiet"});
+  } else {
+    std::ofstream(cell_dir + "/resumed.txt") << from.steps << "\n";
+    std::ofstream(cell_dir + "/stderr.earlier.log", std::ios::app) << text_of(cell_dir + "/stderr.log");
+    std::fprintf(stderr, "lra: %s resumes from step %lld of %lld (%s/last.ckpt)\n", c.id.c_str(), (long long)from.step,
+                 (long long)c.steps, rel.c_str());
+    argv.insert(argv.end(), {"train", "--resume", rel + "/last.ckpt", "--out", rel, "--quiet"});
+  }
+  if (c.kind == "train" && stop_after > 0) argv.insert(argv.end(), {"--stop-after", s(stop_after)});
   ChildOptions o;
   o.cwd = dir;
   o.stdout_path = cell_dir + "/stdout.log";
@@ -330,8 +381,24 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
   o.timeout_s = timeout;
   prog.cell_start = now_s();
   o.poll = [&] { prog.show(c, cell_dir); };
+  o.should_stop = [] { return InterruptGuard::pending() != 0; };
   prog.show(c, cell_dir);
   ChildResult r = run_child(argv, o);
+  double peak_mb = std::max(r.peak_rss_mb, from.peak_rss_mb);
+  if (c.kind == "train" && !r.timed_out && (r.exit_code == 0 || r.exit_code == 130 || r.exit_code == 143)) {
+    bool finished = false;
+    for (const JsonObject& m : read_jsonl(cell_dir + "/metrics.jsonl")) finished |= m.count("final") > 0;
+    int64_t at = -1;
+    try {
+      if (!finished && fs::exists(cell_dir + "/last.ckpt")) at = load_checkpoint(cell_dir + "/last.ckpt").step;
+    } catch (const std::exception&) {
+    }
+    if (at > 0 && at < c.steps) {  // stopped, not finished: no record, a rerun goes on
+      prog.done("lra: [" + s(int64_t(prog.index)) + "/" + s(int64_t(prog.total)) + "] " + c.id + ": stopped after step " +
+                s(at) + " of " + s(c.steps) + " (" + rel + "/last.ckpt); a rerun resumes it");
+      return "";
+    }
+  }
 
   std::ostringstream js;
   char buf[64];
@@ -342,8 +409,8 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
   std::string family = attention_info(c.model).family;
   js << "{\"id\": " << json_quote(c.id) << ", \"kind\": " << json_quote(c.kind) << ", \"task\": " << json_quote(c.task)
      << ", \"model\": " << json_quote(c.model) << (c.kind == "train" ? ", \"seed\": " + s(c.seed) : std::string()) << ", \"family\": " << json_quote(family) << ", \"seq_len\": " << c.seq_len
-     << ", \"wall_seconds\": " << f(r.seconds, 1) << ", \"cpu_seconds\": " << f(r.cpu_seconds, 1)
-     << ", \"child_peak_rss_mb\": " << f(r.peak_rss_mb, 1) << ", \"build\": " << json_quote(build_commit())
+     << ", \"wall_seconds\": " << f(from.elapsed + r.seconds, 1) << ", \"cpu_seconds\": " << f(from.cpu + r.cpu_seconds, 1)
+     << ", \"child_peak_rss_mb\": " << f(peak_mb, 1) << ", \"build\": " << json_quote(build_commit())
      << ", \"cpu\": " << json_quote(cpu_name()) << ", \"simd\": " << json_quote(simd_target());
   std::string error;
   if (r.timed_out) error = "timed out after " + fmt_duration(timeout) + " (the preset's limit per cell; see --cell-timeout)";
@@ -372,10 +439,11 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
          << ", \"majority_rate\": " << json_text(fin, "majority_rate") << ", \"test_examples\": " << int64_t(json_number(fin, "test_examples", 0))
          << ", \"steps\": " << c.steps
          << ", \"train_seconds\": " << f(secs, 1) << ", \"eval_seconds\": " << f(eval_time, 1)
-         << ", \"steps_per_s\": " << f(sps) << ", \"peak_rss_mb\": " << f(r.peak_rss_mb, 1)
+         << ", \"steps_per_s\": " << f(sps) << ", \"peak_rss_mb\": " << f(peak_mb, 1)
          << ", \"params\": " << parameters_from(o.stderr_path);
       std::string acc = "test " + f(json_number(fin, "test_acc", 0), 3), speed = f(sps, 2);
-      summary = acc + " | " + speed + " steps/s | " + f(r.peak_rss_mb, 0) + " MB";
+      summary = acc + " | " + speed + " steps/s | " + f(peak_mb, 0) + " MB";
+      if (!from.steps.empty()) js << ", \"resumed_from_steps\": " << json_quote(from.steps);
     }
   } else if (error.empty()) {
     JsonObject b;
@@ -390,10 +458,10 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
   }
   if (!error.empty()) js << ", \"status\": \"failed\", \"error\": " << json_quote(error);
   js << ", \"finished\": " << json_quote(utc_now()) << ", \"key\": " << json_quote(c.key) << "}";
-  prog.durations[Progress::cls(c)].push_back(r.seconds);
+  prog.durations[Progress::cls(c)].push_back(from.elapsed + r.seconds);
   prog.done("lra: [" + s(int64_t(prog.index)) + "/" + s(int64_t(prog.total)) + "] " + c.id + ": " +
-            (error.empty() ? summary : "FAILED: " + error) + " | " + fmt_duration(r.seconds) + " (CPU " +
-            fmt_duration(r.cpu_seconds) + ")");
+            (error.empty() ? summary : "FAILED: " + error) + " | " + fmt_duration(from.elapsed + r.seconds) + " (CPU " +
+            fmt_duration(from.cpu + r.cpu_seconds) + ")" + (from.steps.empty() ? "" : ", resumed from step " + from.steps));
   if (error.empty() && c.kind == "train") {
     try {
       draw_run_curves(cell_dir);
@@ -422,13 +490,16 @@ const char* kLraHelp =
     "  --steps-scale X  multiply every training budget (steps, warm-up, evaluation interval) by X\n"
     "  --threads T      OMP_NUM_THREADS of each cell (default: $OMP_NUM_THREADS, else 2)\n"
     "  --cell-timeout S stop a cell after S seconds (default: the preset's)\n"
+    "  --stop-after K   stop every training cell after step K, keeping its checkpoint: a rerun without it\n"
+    "                   resumes each cell from there (to fit long cells into several sittings)\n"
     "  --text-data PATH use this text corpus (class folders or TSV, e.g. aclImdb) instead of Spam Assassin\n"
     "  --no-bench       skip the speed and memory table (and the chart)\n"
     "  --bench-only     run only the speed and memory cells (e.g. on an idle machine after the training)\n"
     "  --retry-failed   run again the cells whose record is a failure\n"
     "  --report-only    rewrite results.md and the charts from the records, run nothing\n"
     "  --dry-run        print the cells' commands, run nothing\n"
-    "A rerun with the same flags skips finished cells: an interrupted sweep resumes.\n";
+    "A rerun with the same flags skips finished cells: an interrupted sweep resumes, and a training cell\n"
+    "cut short (Ctrl-C, SIGTERM, a kill) goes on from its last checkpoint (cells/ID/last.ckpt).\n";
 
 }  // namespace
 
@@ -437,7 +508,7 @@ int cmd_lra(const std::vector<std::string>& args) {
     if (a == "--help" || a == "-h") return std::printf("%s", kLraHelp), 0;
   Flags f("lra", args,
           {"preset", "models", "tasks", "out", "model-args", "steps-scale", "threads", "cell-timeout", "text-data",
-           "prepare", "npm-cache", "seeds"},
+           "prepare", "npm-cache", "seeds", "stop-after"},
           {"no-bench", "bench-only", "retry-failed", "report-only", "dry-run"});
   if (!f.has("preset")) fail("lra: --preset is required (quick, mini or full)");
   const LraPreset& preset = lra_preset(f.str("preset", ""));
@@ -494,6 +565,8 @@ int cmd_lra(const std::vector<std::string>& args) {
   if (std::stoi(sw.threads) < 1 || std::stoi(sw.threads) > 256) fail("lra: --threads must be in 1..256");
   sw.seeds = int(f.integer("seeds", preset.seeds));
   if (sw.seeds < 1 || sw.seeds > 20) fail("lra: --seeds must be in 1..20, got " + f.str("seeds", ""));
+  int64_t stop_after = f.integer("stop-after", 0);
+  if (stop_after < 0) fail("lra: --stop-after must not be negative (0 runs every cell to its end)");
   double timeout = f.number("cell-timeout", preset.cell_timeout_s);
   if (!(timeout > 0)) fail("lra: --cell-timeout must be positive");
   bool bench = !f.on("no-bench");
@@ -566,15 +639,24 @@ int cmd_lra(const std::vector<std::string>& args) {
     Progress prog;
     prog.total = sw.cells.size();
     prog.index = sw.cells.size() - todo.size();
+    InterruptGuard interrupts;  // Ctrl-C / SIGTERM: the cell saves its checkpoint, the sweep stops
     for (size_t i = 0; i < todo.size(); ++i) {
       const LraCell& c = *todo[i];
+      if (InterruptGuard::pending()) break;
       if (bad_tasks.count(c.task)) continue;
       prog.index++;
       prog.pending.assign(todo.begin() + long(i) + 1, todo.end());
-      std::string record = run_cell(c, dir, exe, sw.threads, timeout, prog);
+      std::string record = run_cell(c, dir, exe, sw.threads, timeout, prog, stop_after);
+      if (record.empty()) continue;  // stopped by --stop-after (or a signal): not finished
       append_line(dir + (c.kind == "train" ? "/results.jsonl" : "/bench.jsonl"), record);
       if (c.kind == "train") write_lra_report(sw, false);
     }
+  }
+  if (int sig = InterruptGuard::pending()) {
+    write_lra_report(sw, false);
+    std::fprintf(stderr, "lra: interrupted by %s; the same command resumes the sweep (and a cell cut short from its checkpoint)\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM");
+    return 128 + sig;
   }
   std::string chart_problem = write_lra_report(sw, bench);
   if (!chart_problem.empty()) std::fprintf(stderr, "lra: %s\n", chart_problem.c_str()), ++problems;

@@ -8,13 +8,15 @@
 // only that cell.  Results are appended to DIR/results.jsonl and
 // DIR/bench.jsonl as cells finish; a rerun skips every cell that already has
 // a record made with the same arguments and data, so an interrupted sweep
-// resumes.  At the end DIR/results.md holds LRA's two tables beside our own,
+// resumes, and a training cell cut short goes on from its last checkpoint
+// (cells/ID/last.ckpt, when cells/ID/cell.key is the cell's key).  At the end DIR/results.md holds LRA's two tables beside our own,
 // and DIR/chart.{svg,png} LRA's chart: accuracy against speed, bubble area =
 // memory.
 //
 // Layout of DIR:
 //   data/TASK/        the data every model reads (written once, by a child)
-//   cells/TASK-MODEL/ one training run (metrics.jsonl, curves.png, best.ckpt, logs)
+//   cells/TASK-MODEL/ one training run (metrics.jsonl, curves.png, best.ckpt, last.ckpt,
+//                     cell.key, logs; resumed.txt lists the steps it resumed from)
 //   cells/bench-N-MODEL/  one bench (stdout.log holds its JSON line)
 //   results.jsonl, bench.jsonl, results.md, chart.{svg,png,gp}
 #pragma once

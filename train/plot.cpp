@@ -119,9 +119,13 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   pid_t pid = fork();
   if (pid < 0) fail("cannot fork to run " + argv[0] + ": " + std::strerror(errno));
   if (pid == 0) {  // the child: only async-signal-safe-ish calls until exec
-    // die with the parent (killed sweeps leave no orphan writing into a cell a rerun starts afresh)
+    // die with the parent: a killed sweep leaves no orphan writing into its cell (a training
+    // child's SIGTERM handler saves last.ckpt at its next step, and a rerun resumes from it)
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127);
+    // its own process group: a Ctrl-C reaches us alone, and we pass on one SIGTERM
+    // (two signals would make a training child exit before it saves)
+    setpgid(0, 0);
     auto redirect = [](const std::string& path, int fd) {
       if (path.empty()) return;
       int f = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -144,6 +148,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   ChildResult r;
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   double next_poll = 1.0, kill_at = -1;
+  bool stop_sent = false;
   while (true) {
     int status = 0;
     struct rusage ru;
@@ -164,6 +169,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
       kill_at = t + 5;
     }
     if (kill_at > 0 && t > kill_at) kill(pid, SIGKILL), kill_at = -1;
+    if (o.should_stop && !stop_sent && o.should_stop()) kill(pid, SIGTERM), stop_sent = true;
     if (o.poll && t >= next_poll) o.poll(), next_poll = t + 1.0;
     std::this_thread::sleep_for(std::chrono::milliseconds(t < 2 ? 20 : 200));
   }

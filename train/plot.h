@@ -32,6 +32,7 @@ struct ChildOptions {
   std::map<std::string, std::string> env;     // set in the child only
   double timeout_s = 0;                       // > 0: SIGTERM, then SIGKILL 5 s later
   std::function<void()> poll;                 // called about once a second while it runs
+  std::function<bool()> should_stop;          // true: the child gets SIGTERM (once), e.g. on our Ctrl-C
 };
 struct ChildResult {
   int exit_code = -1;     // exit status, or -1 when a signal ended it

@@ -1,6 +1,8 @@
 // The training loop (see trainer.h).
 #include "train/trainer.h"
+#include "train/plot.h"  // metrics lines
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -154,9 +156,11 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     int64_t steps = tc_.steps;
     tc_ = TrainConfig::from_map(ck.train_config);
     for (auto& [name, value] : ro_.given) {
-      if (name == "resume" || name == "steps" || name == "stop-after" || (name == "out" && value == tc_.out)) continue;
+      if (name == "resume" || name == "steps" || name == "stop-after" || name == "quiet" ||
+          (name == "out" && value == tc_.out))
+        continue;
       fail("--" + name + " cannot change on --resume: the run's configuration comes from " + ro_.resume +
-           " (only --steps and --stop-after may be given" + (name == "out" ? "; its directory is " + tc_.out : "") + ")");
+           " (only --steps, --stop-after and --quiet may be given" + (name == "out" ? "; its directory is " + tc_.out : "") + ")");
     }
     if (steps > tc_.steps && tc_.schedule == "cosine" && ck.step > 0) {  // extended: the rate goes on from where it was
       Schedule old;
@@ -195,6 +199,7 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     if (dist::is_root())
       std::fprintf(stderr, "resuming from step %lld of %s, to step %lld\n", (long long)step_, ro_.resume.c_str(),
                    (long long)tc_.steps);
+    if (dist::is_root()) continue_metrics(step_);
   }
   averager_ = std::make_unique<dist::GradientAverager>(model_->named_parameters(), model_->named_buffers());
   if (!dist::is_root()) return;
@@ -248,6 +253,40 @@ void Trainer::restore(const Checkpoint& c, const std::string& path) {
   batcher_->restore(c.data);
   best_val_ = c.best_val;
   best_step_ = c.best_step;
+}
+
+void Trainer::continue_metrics(int64_t step) {
+  std::string path = tc_.out + "/metrics.jsonl";
+  std::ifstream in(path);
+  if (!in) return;
+  std::string kept, line;
+  size_t dropped = 0;
+  while (std::getline(in, line)) {
+    JsonObject m;
+    if (line.empty()) continue;
+    if (parse_json_object(line, &m) && m.count("step") && json_number(m, "step", 0) > double(step)) {
+      ++dropped;
+      continue;
+    }
+    kept += line + "\n";
+    if (!m.count("elapsed")) continue;  // the clocks of the last line at or before the step
+    elapsed_before_ = json_number(m, "elapsed", 0);
+    if (m.count("cpu_seconds")) cpu_before_ = json_number(m, "cpu_seconds", 0);
+    if (m.count("peak_rss_mb")) peak_rss_before_ = json_number(m, "peak_rss_mb", 0);
+  }
+  in.close();
+  if (!dropped) return;
+  std::ofstream(path + ".tmp") << kept;
+  fs::rename(path + ".tmp", path);
+  std::fprintf(stderr, "resume: dropped %zu line(s) after step %lld from %s (logged by steps that are now redone)\n",
+               dropped, (long long)step, path.c_str());
+}
+
+std::map<std::string, double> Trainer::usage() const {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  return {{"cpu_seconds", cpu_before_ + cpu}, {"peak_rss_mb", std::max(peak_rss_before_, double(ru.ru_maxrss) / 1024.0)}};
 }
 
 void Trainer::log_metrics(const std::map<std::string, double>& values) {
@@ -347,7 +386,7 @@ void Trainer::progress(const StepResult& r, double el, int64_t start, bool force
   if (!log_now) return;
   if (!tty_ && !ro_.quiet && dist::is_root()) std::fprintf(stderr, "%s\n", line);
   log_metrics({{"step", double(step_)}, {"loss", loss_sum_ / window_}, {"train_acc", acc_sum_ / window_},
-               {"lr", r.lr}, {"grad_norm", r.grad_norm}, {"elapsed", el}});
+               {"lr", r.lr}, {"grad_norm", r.grad_norm}, {"elapsed", elapsed_before_ + el}});
   loss_sum_ = acc_sum_ = 0, window_ = 0;
 }
 
@@ -366,7 +405,9 @@ void Trainer::validate_and_save(double t0) {
     std::fprintf(stderr, "step %lld: validation %s %.4f, loss %.4f%s%s\n", (long long)step_,
                  metric_ == "bits_per_byte" ? "bits per byte" : "accuracy", metric_ == "bits_per_byte" ? -score : v.accuracy,
                  v.loss, best ? " (best so far)" : "", data_.note_val.c_str());
-  log_metrics({{"step", double(step_)}, {"val_acc", v.accuracy}, {"val_loss", v.loss}, {"elapsed", now() - t0}});
+  std::map<std::string, double> line = usage();
+  line.insert({{"step", double(step_)}, {"val_acc", v.accuracy}, {"val_loss", v.loss}, {"elapsed", elapsed_before_ + now() - t0}});
+  log_metrics(line);
   dist::check_replicas(*model_, "at step " + std::to_string(step_));
   if (!dist::is_root()) return;
   Checkpoint c = snapshot();
@@ -398,7 +439,12 @@ RunResult Trainer::run() {
     if (step_ % tc_.eval_every == 0 || step_ == tc_.steps || stop) validate_and_save(t0);
     if (int sig = InterruptGuard::pending(); sig && !stop) {
       if (tty_) std::fprintf(stderr, "\n");
-      if (root) save_checkpoint(tc_.out + "/last.ckpt", snapshot());
+      if (root) {  // the clocks at the step it resumes from
+        std::map<std::string, double> line = usage();
+        line.insert({{"step", double(step_)}, {"interrupted", double(sig)}, {"elapsed", elapsed_before_ + now() - t0}});
+        log_metrics(line);
+        save_checkpoint(tc_.out + "/last.ckpt", snapshot());
+      }
       res.signal = sig, stop = true;
     }
     if (stop) {
@@ -407,7 +453,7 @@ RunResult Trainer::run() {
     }
   }
   if (tty_) std::fprintf(stderr, "\n");
-  res.seconds = now() - t0;
+  res.seconds = elapsed_before_ + now() - t0;  // over every part of a resumed run
   res.steps_done = step_;
   res.best_val = best_val_;
   res.best_step = best_step_;

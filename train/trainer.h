@@ -97,6 +97,11 @@ class Trainer {
   Checkpoint snapshot() const;
   void restore(const Checkpoint& c, const std::string& path);
   void log_metrics(const std::map<std::string, double>& values);
+  // On --resume: metrics.jsonl keeps the lines up to the checkpoint's step (the
+  // rest were logged by steps that are redone) and its clocks go on from there.
+  void continue_metrics(int64_t step);
+  // The run's CPU seconds and peak memory so far, over every resumed part.
+  std::map<std::string, double> usage() const;
   TrainConfig tc_;
   ModelConfig mc_;
   RunOptions ro_;
@@ -114,6 +119,8 @@ class Trainer {
   // the running means the progress line and metrics.jsonl show, since the last log line
   double loss_sum_ = 0, acc_sum_ = 0;
   int64_t window_ = 0, tokens_ = 0;
+  // what the parts of the run before the resume cost (from metrics.jsonl's line at its step)
+  double elapsed_before_ = 0, cpu_before_ = 0, peak_rss_before_ = 0;
 };
 
 // Accuracy and mean loss over (at most `limit` examples of) a split, in eval mode.
