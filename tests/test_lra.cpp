@@ -1,7 +1,8 @@
 // train/lra and train/plot: the LRA sweep on the hidden `tiny` preset (two
 // models, two tasks, a handful of steps) writes well-formed records, tables
-// and charts; a rerun redoes nothing; an interrupted sweep redoes only the
-// missing cell; a failing cell is recorded, not fatal; `plot` draws curves.
+// and charts; a rerun redoes nothing; an interrupted sweep records a finished
+// cell from its files and resumes a cell cut short from its checkpoint; a
+// failing cell is recorded, not fatal; `plot` draws curves.
 // The program is $ATTNZOO_BIN (default build/attnzoo); gnuplot must be installed.
 #include <doctest/doctest.h>
 
@@ -230,16 +231,18 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
   CHECK(count_lines(dir + "/results.jsonl") == 4);
   CHECK(count_lines(dir + "/bench.jsonl") == 6);
 
-  // an interrupted sweep: the last cell's record never got written; only that cell runs again
+  // an interrupted sweep: the last cell's record never got written, though the cell had
+  // finished; it is recorded from its files (only its curves are redrawn), nothing retrains
   std::string text = slurp(dir + "/results.jsonl");
   text.erase(text.rfind('\n', text.size() - 2) + 1);
   std::ofstream(dir + "/results.jsonl") << text << "{\"id\": \"pathfinder-local\", \"kind\": \"tr";  // cut short
   REQUIRE_MESSAGE(run_cli(kSweep + dir, &out) == 0, out);
   CHECK(out.find("10 cells, 9 already done, 1 to run") != std::string::npos);
+  CHECK(out.find("pathfinder-local finished before the sweep stopped: recording it") != std::string::npos);
   auto after = cell_mtimes(dir);
   for (auto& [path, t] : before) {
     CAPTURE(path);
-    CHECK((path.find("/pathfinder-local/") != std::string::npos) == (after[path] != t));
+    CHECK((path.find("/pathfinder-local/curves.") != std::string::npos) == (after[path] != t));
   }
   rows = read_jsonl(dir + "/results.jsonl");
   CHECK(rows.size() == 4);
@@ -326,6 +329,33 @@ TEST_CASE("a training cell cut short resumes from its checkpoint and ends as if 
     }
   }
   CHECK(step4 == 1);
+  // stopped at its last step, before its test: the rerun only tests it
+  std::string d = temp_dir();
+  REQUIRE_MESSAGE(run_cli(cmd + d + " --stop-after 4", &out) == 0, out);
+  CHECK(out.find("listops-full: stopped after step 4 of 4") != std::string::npos);
+  REQUIRE_MESSAGE(run_cli(cmd + d, &out) == 0, out);
+  CHECK(out.find("listops-full resumes from step 4 of 4") != std::string::npos);
+  CHECK(slurp(d + "/cells/listops-full/stderr.log").find("it stopped before its test, which runs now") != std::string::npos);
+  auto rd = read_jsonl(d + "/results.jsonl");
+  REQUIRE(rd.size() == 1);
+  CHECK(json_text(rd[0], "test_acc") == json_text(ra[0], "test_acc"));
+  // trained and tested, but the sweep stopped before its record: recorded from its files, not rerun
+  fs::remove(d + "/results.jsonl");
+  auto trained = [&] {  // what a rerun of the cell would rewrite (its curves are redrawn either way)
+    std::string c = d + "/cells/listops-full/";
+    return std::vector<fs::file_time_type>{fs::last_write_time(c + "metrics.jsonl"), fs::last_write_time(c + "best.ckpt"),
+                                           fs::last_write_time(c + "last.ckpt")};
+  };
+  auto before = trained();
+  REQUIRE_MESSAGE(run_cli(cmd + d, &out) == 0, out);
+  CHECK(out.find("listops-full finished before the sweep stopped: recording it") != std::string::npos);
+  CHECK(trained() == before);
+  rd = read_jsonl(d + "/results.jsonl");
+  REQUIRE(rd.size() == 1);
+  CHECK(json_text(rd[0], "status") == "ok");
+  CHECK(json_text(rd[0], "test_acc") == json_text(ra[0], "test_acc"));
+  CHECK(json_text(rd[0], "resumed_from_steps") == "4");
+  fs::remove_all(d);
   // a cell whose configuration changed (here its budget) does not resume another's checkpoint
   std::string c = temp_dir();
   REQUIRE_MESSAGE(run_cli(cmd + c + " --stop-after 2", &out) == 0, out);

@@ -327,6 +327,7 @@ std::string text_of(const std::string& path) {
 // The clocks of the parts before it come from metrics.jsonl's line at that step.
 struct Resume {
   int64_t step = -1;  // -1: start afresh
+  bool finished = false;  // trained and tested, but the sweep stopped before recording it
   double elapsed = 0, cpu = 0, peak_rss_mb = 0;
   std::string steps;  // every step the cell resumed from, "800,1600"
 };
@@ -341,8 +342,9 @@ Resume resume_point(const LraCell& c, const std::string& cell_dir) {
     std::fprintf(stderr, "lra: %s starts afresh: %s\n", c.id.c_str(), e.what());
     return Resume{};
   }
-  if (r.step <= 0 || r.step >= c.steps) return Resume{};  // nothing to keep, or cut during its test: run again
+  if (r.step <= 0 || r.step > c.steps) return Resume{};  // nothing to keep
   for (const JsonObject& m : read_jsonl(cell_dir + "/metrics.jsonl")) {
+    r.finished |= m.count("final") > 0;
     if (!m.count("elapsed") || json_number(m, "step", 0) > double(r.step)) continue;
     r.elapsed = json_number(m, "elapsed", 0);
     // older builds logged no CPU time: one thread's elapsed time stands in for it
@@ -350,7 +352,8 @@ Resume resume_point(const LraCell& c, const std::string& cell_dir) {
     r.peak_rss_mb = json_number(m, "peak_rss_mb", 0);
   }
   std::string before = text_of(cell_dir + "/resumed.txt");
-  r.steps = (before.empty() ? "" : before.substr(0, before.find('\n')) + ",") + s(r.step);
+  before = before.substr(0, before.find('\n'));
+  r.steps = r.finished ? before : (before.empty() ? "" : before + ",") + s(r.step);
   return r;
 }
 
@@ -365,6 +368,9 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
     std::ofstream(cell_dir + "/cell.key") << c.key << "\n";
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     if (c.kind == "train") argv.insert(argv.end(), {"--out", rel, "--quiet"});
+  } else if (from.finished) {
+    std::fprintf(stderr, "lra: %s finished before the sweep stopped: recording it from %s/metrics.jsonl\n", c.id.c_str(),
+                 rel.c_str());
   } else {
     std::ofstream(cell_dir + "/resumed.txt") << from.steps << "\n";
     std::ofstream(cell_dir + "/stderr.earlier.log", std::ios::app) << text_of(cell_dir + "/stderr.log");
@@ -383,7 +389,9 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
   o.poll = [&] { prog.show(c, cell_dir); };
   o.should_stop = [] { return InterruptGuard::pending() != 0; };
   prog.show(c, cell_dir);
-  ChildResult r = run_child(argv, o);
+  ChildResult r;
+  if (from.finished) r.exit_code = 0;  // its clocks are metrics.jsonl's (up to its last validation)
+  else r = run_child(argv, o);
   double peak_mb = std::max(r.peak_rss_mb, from.peak_rss_mb);
   if (c.kind == "train" && !r.timed_out && (r.exit_code == 0 || r.exit_code == 130 || r.exit_code == 143)) {
     bool finished = false;
@@ -393,7 +401,7 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
       if (!finished && fs::exists(cell_dir + "/last.ckpt")) at = load_checkpoint(cell_dir + "/last.ckpt").step;
     } catch (const std::exception&) {
     }
-    if (at > 0 && at < c.steps) {  // stopped, not finished: no record, a rerun goes on
+    if (at > 0 && at <= c.steps) {  // stopped (at the latest before its test): no record, a rerun goes on
       prog.done("lra: [" + s(int64_t(prog.index)) + "/" + s(int64_t(prog.total)) + "] " + c.id + ": stopped after step " +
                 s(at) + " of " + s(c.steps) + " (" + rel + "/last.ckpt); a rerun resumes it");
       return "";

@@ -193,10 +193,17 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
   sched_.from_step = tc_.schedule_from, sched_.from_lr = tc_.schedule_from_lr;
   if (!ro_.resume.empty()) {
     restore(ck, ro_.resume);
-    if (step_ >= tc_.steps)
+    // A run stopped at its last step before its test (killed while testing) resumes to test;
+    // a tested one has nothing left to do.
+    bool untested = step_ == tc_.steps && fs::exists(tc_.out + "/best.ckpt");
+    for (const JsonObject& m : read_jsonl(tc_.out + "/metrics.jsonl")) untested &= !m.count("final");
+    if (step_ >= tc_.steps && !untested)
       fail("--steps " + std::to_string(tc_.steps) + " is not beyond step " + std::to_string(step_) + " of " +
            ro_.resume + ": give a larger --steps to train further");
-    if (dist::is_root())
+    if (dist::is_root() && untested)
+      std::fprintf(stderr, "resuming at step %lld of %s, its last: it stopped before its test, which runs now\n",
+                   (long long)step_, ro_.resume.c_str());
+    else if (dist::is_root())
       std::fprintf(stderr, "resuming from step %lld of %s, to step %lld\n", (long long)step_, ro_.resume.c_str(),
                    (long long)tc_.steps);
     if (dist::is_root()) continue_metrics(step_);
