@@ -9,9 +9,9 @@
 // DIR/bench.jsonl as cells finish; a rerun skips every cell that already has
 // a record made with the same arguments and data, so an interrupted sweep
 // resumes, and a training cell cut short goes on from its last checkpoint
-// (cells/ID/last.ckpt, when cells/ID/cell.key is the cell's key).  At the end DIR/results.md holds LRA's two tables beside our own,
-// and DIR/chart.{svg,png} LRA's chart: accuracy against speed, bubble area =
-// memory.
+// (cells/ID/last.ckpt, when cells/ID/cell.key is the cell's key).  At the end
+// DIR/results.md holds LRA's two tables beside our own, and
+// DIR/chart.{svg,png} LRA's chart: accuracy against speed, bubble area = memory.
 //
 // Layout of DIR:
 //   data/TASK/        the data every model reads (written once, by a child)
