@@ -13,10 +13,10 @@ $f2 << EOD
 EOD
 $f3 << EOD
 "reformer" 1.9411 50 2.26988 0
-"sinkhorn" 3.0333 50 2.17487 0
+"sinkhorn" 3.0333 49.975 2.17487 0.0353553
 EOD
 $f4 << EOD
-"mixer" 8.1942 50 1.53665 0
+"mixer" 8.1942 49.575 1.53665 0.601041
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -28,7 +28,7 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.232889:14.7496]
-set yrange [47:53]
+set yrange [45.974:53.176]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
 set label 1 "full" at 0.4192,50 center offset char 0,2.31429 front
 set label 2 "local" at 4.0628,50 center offset char 0,1.14868 front
@@ -37,14 +37,19 @@ set label 4 "linformer" at 2.8621,50 center offset char 0,-1.19236 front
 set label 5 "performer" at 3,50 center offset char 0,2.24642 front
 set label 6 "linear" at 4.172,50 center offset char 0,-1.13928 front
 set label 7 "reformer" at 1.9411,50 center offset char 0,-1.23311 front
-set label 8 "sinkhorn" at 3.0333,50 center offset char 0,-2.2114 front
-set label 9 "mixer" at 8.1942,50 center offset char 0,1.06552 front
+set label 8 "sinkhorn" at 3.0333,49.975 center offset char 0,-2.2114 front
+set label 9 "mixer" at 8.1942,49.575 center offset char 0,1.06552 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
-plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
      $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
      $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
      $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
      $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
@@ -57,7 +62,7 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.232889:14.7496]
-set yrange [47:53]
+set yrange [45.974:53.176]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
 set label 1 "full" at 0.4192,50 center offset char 0,2.31429 front
 set label 2 "local" at 4.0628,50 center offset char 0,1.14868 front
@@ -66,14 +71,19 @@ set label 4 "linformer" at 2.8621,50 center offset char 0,-1.19236 front
 set label 5 "performer" at 3,50 center offset char 0,2.24642 front
 set label 6 "linear" at 4.172,50 center offset char 0,-1.13928 front
 set label 7 "reformer" at 1.9411,50 center offset char 0,-1.23311 front
-set label 8 "sinkhorn" at 3.0333,50 center offset char 0,-2.2114 front
-set label 9 "mixer" at 8.1942,50 center offset char 0,1.06552 front
+set label 8 "sinkhorn" at 3.0333,49.975 center offset char 0,-2.2114 front
+set label 9 "mixer" at 8.1942,49.575 center offset char 0,1.06552 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
 set label 10 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
-plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
      $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
      $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
      $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
      $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
