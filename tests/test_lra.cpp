@@ -295,6 +295,8 @@ TEST_CASE("a training cell cut short resumes from its checkpoint and ends as if 
   CHECK(count_lines(b + "/results.jsonl") == 0);
   std::string cell = b + "/cells/listops-full";
   REQUIRE(fs::exists(cell + "/last.ckpt"));
+  REQUIRE(run_cli(cmd + b + " --dry-run", &out) == 0);  // says where each cell stands
+  CHECK(out.find("--out cells/listops-full --quiet  # resumes from step 2 of 4") != std::string::npos);
   // as if the first part had run 1000 s (500 of CPU) and been killed after logging step 3
   std::ofstream(cell + "/metrics.jsonl", std::ios::app)
       << "{\"step\": 2, \"interrupted\": 15, \"elapsed\": 1000, \"cpu_seconds\": 500, \"peak_rss_mb\": 5000}\n"
@@ -311,6 +313,8 @@ TEST_CASE("a training cell cut short resumes from its checkpoint and ends as if 
     CHECK(json_text(rb[0], k) == json_text(ra[0], k));  // the same numbers, bit for bit
   }
   CHECK(json_text(rb[0], "resumed_from_steps") == "2");
+  REQUIRE(run_cli(cmd + b + " --dry-run", &out) == 0);
+  CHECK(out.find("--quiet  # done, test " + json_text(rb[0], "test_acc")) != std::string::npos);
   CHECK(json_text(ra[0], "resumed_from_steps", "none") == "none");
   // the clocks go on from the first part's: the cell's cost is both parts'
   CHECK(json_number(rb[0], "wall_seconds", 0) >= 1000);

@@ -505,7 +505,8 @@ const char* kLraHelp =
     "  --bench-only     run only the speed and memory cells (e.g. on an idle machine after the training)\n"
     "  --retry-failed   run again the cells whose record is a failure\n"
     "  --report-only    rewrite results.md and the charts from the records, run nothing\n"
-    "  --dry-run        print the cells' commands, run nothing\n"
+    "  --dry-run        print the cells' commands and where each stands (done, resumes from step K,\n"
+    "                   to run), run nothing\n"
     "A rerun with the same flags skips finished cells: an interrupted sweep resumes, and a training cell\n"
     "cut short (Ctrl-C, SIGTERM, a kill) goes on from its last checkpoint (cells/ID/last.ckpt).\n";
 
@@ -599,10 +600,21 @@ int cmd_lra(const std::vector<std::string>& args) {
 
   std::string exe = self_exe();
   if (f.on("dry-run")) {
+    // each cell's command, and where it stands in DIR: what a rerun would do with it
     std::printf("# %zu cells, run in %s with OMP_NUM_THREADS=%s\n", sw.cells.size(), dir.c_str(), sw.threads.c_str());
-    for (auto& c : sw.cells)
-      std::printf("attnzoo %s%s\n", join(c.args, " ").c_str(),
-                  c.kind == "train" ? (" --out cells/" + c.id + " --quiet").c_str() : "");
+    std::map<std::string, JsonObject> done = lra_records(sw);
+    for (auto& c : sw.cells) {
+      std::string state = "to run";
+      if (auto it = done.find(c.id); it != done.end()) {
+        bool ok = json_text(it->second, "status") == "ok";
+        state = !ok ? "failed (--retry-failed runs it again)"
+                : c.kind == "train" ? "done, test " + json_text(it->second, "test_acc") : "done";
+      } else if (Resume r = resume_point(c, dir + "/cells/" + c.id); r.step > 0) {
+        state = r.finished ? "finished, not yet recorded" : "resumes from step " + s(r.step) + " of " + s(c.steps);
+      }
+      std::printf("attnzoo %s%s  # %s\n", join(c.args, " ").c_str(),
+                  c.kind == "train" ? (" --out cells/" + c.id + " --quiet").c_str() : "", state.c_str());
+    }
     return 0;
   }
   fs::create_directories(dir + "/cells");
