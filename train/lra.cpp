@@ -249,6 +249,7 @@ struct Progress {
   bool tty = isatty(2);
   size_t index = 0, total = 0;
   double cell_start = 0, last_plain = 0;
+  int64_t start_step = 0;  // the step a resumed cell started this part from
   std::map<std::string, std::vector<double>> durations;  // by cell class (task, or bench length)
   std::vector<const LraCell*> pending;                    // cells still to run after the current one
 
@@ -268,7 +269,7 @@ struct Progress {
     if (c.kind == "train") {
       for (const JsonObject& o : read_jsonl(cell_dir + "/metrics.jsonl"))
         if (o.count("loss")) step = int64_t(json_number(o, "step", 0));
-      if (c.steps > 0) frac = double(step) / double(c.steps);
+      if (c.steps > start_step) frac = double(std::max<int64_t>(0, step - start_step)) / double(c.steps - start_step);
     }
     double rest = frac > 0.05 ? el * (1 - frac) / frac : std::max(0.0, estimate(c) - el);
     bool unknown = frac <= 0.05 && estimate(c) < 0;
@@ -386,6 +387,7 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
   o.env = {{"OMP_NUM_THREADS", threads}, {"OPENBLAS_NUM_THREADS", threads}};
   o.timeout_s = timeout;
   prog.cell_start = now_s();
+  prog.start_step = std::max<int64_t>(0, from.step);
   o.poll = [&] { prog.show(c, cell_dir); };
   o.should_stop = [] { return InterruptGuard::pending() != 0; };
   prog.show(c, cell_dir);
