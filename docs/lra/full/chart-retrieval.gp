@@ -1,12 +1,17 @@
 # chart-retrieval.svg and chart-retrieval.png, written by attnzoo; rerun with `gnuplot chart-retrieval.gp` in this folder.
 $f0 << EOD
-"linear" 4.172 49.9151 5.9845 0
+"local" 4.0628 50.382 5.7143 0
 EOD
 $f1 << EOD
-"sinkhorn" 3.0333 50.2971 7 0
+"performer" 3 49.5331 7 0
+"linear" 4.172 49.9151 5.59063 0
 EOD
 $f2 << EOD
-"mixer" 8.1942 49.7878 4.94586 0
+"reformer" 1.9411 50.5093 6.82497 0
+"sinkhorn" 3.0333 50.2971 6.5393 0
+EOD
+$f3 << EOD
+"mixer" 8.1942 49.7878 4.62035 0
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -17,17 +22,21 @@ set ylabel "test accuracy (%): Retrieval"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [1.68517:14.7496]
-set yrange [46.7878:53.2971]
+set xrange [1.07839:14.7496]
+set yrange [46.5331:53.5093]
 set xtics ("2" 2, "5" 5, "10" 10)
-set label 1 "linear" at 4.172,49.9151 center offset char 0,2.08217 front
-set label 2 "sinkhorn" at 3.0333,50.2971 center offset char 0,2.31429 front
-set label 3 "mixer" at 8.1942,49.7878 center offset char 0,1.84477 front
+set label 1 "local" at 4.0628,50.382 center offset char 0,2.02041 front
+set label 2 "performer" at 3,49.5331 center offset char 0,2.31429 front
+set label 3 "linear" at 4.172,49.9151 center offset char 0,-1.99214 front
+set label 4 "reformer" at 1.9411,50.5093 center offset char 0,2.27428 front
+set label 5 "sinkhorn" at 3.0333,50.2971 center offset char 0,2.20898 front
+set label 6 "mixer" at 8.1942,49.7878 center offset char 0,1.77036 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 4 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
-plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
-     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
-     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
+set label 7 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
 set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
@@ -38,16 +47,20 @@ set ylabel "test accuracy (%): Retrieval"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [1.68517:14.7496]
-set yrange [46.7878:53.2971]
+set xrange [1.07839:14.7496]
+set yrange [46.5331:53.5093]
 set xtics ("2" 2, "5" 5, "10" 10)
-set label 1 "linear" at 4.172,49.9151 center offset char 0,2.08217 front
-set label 2 "sinkhorn" at 3.0333,50.2971 center offset char 0,2.31429 front
-set label 3 "mixer" at 8.1942,49.7878 center offset char 0,1.84477 front
+set label 1 "local" at 4.0628,50.382 center offset char 0,2.02041 front
+set label 2 "performer" at 3,49.5331 center offset char 0,2.31429 front
+set label 3 "linear" at 4.172,49.9151 center offset char 0,-1.99214 front
+set label 4 "reformer" at 1.9411,50.5093 center offset char 0,2.27428 front
+set label 5 "sinkhorn" at 3.0333,50.2971 center offset char 0,2.20898 front
+set label 6 "mixer" at 8.1942,49.7878 center offset char 0,1.77036 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 4 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
-plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
-     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
-     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
+set label 7 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output

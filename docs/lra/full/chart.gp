@@ -1,12 +1,17 @@
 # chart.svg and chart.png, written by attnzoo; rerun with `gnuplot chart.gp` in this folder.
 $f0 << EOD
-"linear" 4.172 58.3431 5.9845 0.130234
+"local" 4.0628 62.0003 5.7143 0.155189
 EOD
 $f1 << EOD
-"sinkhorn" 3.0333 62.0155 7 0.307133
+"performer" 3 61.7435 7 0.167074
+"linear" 4.172 58.3431 5.59063 0.130234
 EOD
 $f2 << EOD
-"mixer" 8.1942 62.0673 4.94586 0.14418
+"reformer" 1.9411 58.0415 6.82497 0.273995
+"sinkhorn" 3.0333 62.0155 6.5393 0.307133
+EOD
+$f3 << EOD
+"mixer" 8.1942 62.0673 4.62035 0.14418
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -17,20 +22,25 @@ set ylabel "average test accuracy (%): ListOps, Text, Retrieval, Image, Pathfind
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [1.68517:14.7496]
+set xrange [1.07839:14.7496]
 set yrange [36.5834:65.3226]
 set xtics ("2" 2, "5" 5, "10" 10)
-set label 1 "linear" at 4.172,58.3431 center offset char 0,2.08217 front
-set label 2 "sinkhorn" at 3.0333,62.0155 center offset char 0,2.31429 front
-set label 3 "mixer" at 8.1942,62.0673 center offset char 0,1.84477 front
+set label 1 "local" at 4.0628,62.0003 center offset char 0,2.02041 front
+set label 2 "performer" at 3,61.7435 center offset char 0,-2.31429 front
+set label 3 "linear" at 4.172,58.3431 center offset char 0,1.99214 front
+set label 4 "reformer" at 1.9411,58.0415 center offset char 0,2.27428 front
+set label 5 "sinkhorn" at 3.0333,62.0155 center offset char 0,2.20898 front
+set label 6 "mixer" at 8.1942,62.0673 center offset char 0,1.77036 front
 set arrow from graph 0, first 39.5834 to graph 1, first 39.5834 nohead dt 2 lc rgb '#888888'
-set label 4 'chance (majority class)' at graph 0.01, first 39.5834 offset 0,0.6 left textcolor rgb '#888888'
-plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
-     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
-     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
-     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
-     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
-     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
+set label 7 'chance (majority class)' at graph 0.01, first 39.5834 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
 set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
@@ -41,19 +51,24 @@ set ylabel "average test accuracy (%): ListOps, Text, Retrieval, Image, Pathfind
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [1.68517:14.7496]
+set xrange [1.07839:14.7496]
 set yrange [36.5834:65.3226]
 set xtics ("2" 2, "5" 5, "10" 10)
-set label 1 "linear" at 4.172,58.3431 center offset char 0,2.08217 front
-set label 2 "sinkhorn" at 3.0333,62.0155 center offset char 0,2.31429 front
-set label 3 "mixer" at 8.1942,62.0673 center offset char 0,1.84477 front
+set label 1 "local" at 4.0628,62.0003 center offset char 0,2.02041 front
+set label 2 "performer" at 3,61.7435 center offset char 0,-2.31429 front
+set label 3 "linear" at 4.172,58.3431 center offset char 0,1.99214 front
+set label 4 "reformer" at 1.9411,58.0415 center offset char 0,2.27428 front
+set label 5 "sinkhorn" at 3.0333,62.0155 center offset char 0,2.20898 front
+set label 6 "mixer" at 8.1942,62.0673 center offset char 0,1.77036 front
 set arrow from graph 0, first 39.5834 to graph 1, first 39.5834 nohead dt 2 lc rgb '#888888'
-set label 4 'chance (majority class)' at graph 0.01, first 39.5834 offset 0,0.6 left textcolor rgb '#888888'
-plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
-     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
-     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
-     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
-     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
-     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
+set label 7 'chance (majority class)' at graph 0.01, first 39.5834 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
