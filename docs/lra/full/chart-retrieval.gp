@@ -1,17 +1,19 @@
 # chart-retrieval.svg and chart-retrieval.png, written by attnzoo; rerun with `gnuplot chart-retrieval.gp` in this folder.
 $f0 << EOD
-"local" 4.0628 50.382 5.7143 0
+"local" 4.0628 50.1698 5.7143 0.30013
+"bigbird" 2.4977 50.2547 6.90526 0
 EOD
 $f1 << EOD
+"linformer" 2.8621 49.7029 6.28884 0
 "performer" 3 49.5331 7 0
-"linear" 4.172 49.9151 5.59063 0
+"linear" 4.172 49.8939 5.59063 0.030013
 EOD
 $f2 << EOD
 "reformer" 1.9411 50.5093 6.82497 0
-"sinkhorn" 3.0333 50.2971 6.5393 0
+"sinkhorn" 3.0333 50.1273 6.5393 0.240104
 EOD
 $f3 << EOD
-"mixer" 8.1942 49.7878 4.62035 0
+"mixer" 8.1942 50 4.62035 0.30013
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -25,17 +27,23 @@ set logscale x
 set xrange [1.07839:14.7496]
 set yrange [46.5331:53.5093]
 set xtics ("2" 2, "5" 5, "10" 10)
-set label 1 "local" at 4.0628,50.382 center offset char 0,2.02041 front
-set label 2 "performer" at 3,49.5331 center offset char 0,2.31429 front
-set label 3 "linear" at 4.172,49.9151 center offset char 0,-1.99214 front
-set label 4 "reformer" at 1.9411,50.5093 center offset char 0,2.27428 front
-set label 5 "sinkhorn" at 3.0333,50.2971 center offset char 0,2.20898 front
-set label 6 "mixer" at 8.1942,49.7878 center offset char 0,1.77036 front
+set label 1 "local" at 4.0628,50.1698 center offset char 0,2.02041 front
+set label 2 "bigbird" at 2.4977,50.2547 center offset char 0,2.29263 front
+set label 3 "linformer" at 2.8621,49.7029 center offset char -7.94633,0 front
+set label 4 "performer" at 3,49.5331 center offset char 0,-2.31429 front
+set label 5 "linear" at 4.172,49.8939 center offset char 0,-1.99214 front
+set label 6 "reformer" at 1.9411,50.5093 center offset char 0,2.27428 front
+set label 7 "sinkhorn" at 3.0333,50.1273 center offset char 0,2.20898 front
+set label 8 "mixer" at 8.1942,50 center offset char 0,1.77036 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 7 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
-plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+set label 9 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
      $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
      $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
      $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
@@ -50,17 +58,23 @@ set logscale x
 set xrange [1.07839:14.7496]
 set yrange [46.5331:53.5093]
 set xtics ("2" 2, "5" 5, "10" 10)
-set label 1 "local" at 4.0628,50.382 center offset char 0,2.02041 front
-set label 2 "performer" at 3,49.5331 center offset char 0,2.31429 front
-set label 3 "linear" at 4.172,49.9151 center offset char 0,-1.99214 front
-set label 4 "reformer" at 1.9411,50.5093 center offset char 0,2.27428 front
-set label 5 "sinkhorn" at 3.0333,50.2971 center offset char 0,2.20898 front
-set label 6 "mixer" at 8.1942,49.7878 center offset char 0,1.77036 front
+set label 1 "local" at 4.0628,50.1698 center offset char 0,2.02041 front
+set label 2 "bigbird" at 2.4977,50.2547 center offset char 0,2.29263 front
+set label 3 "linformer" at 2.8621,49.7029 center offset char -7.94633,0 front
+set label 4 "performer" at 3,49.5331 center offset char 0,-2.31429 front
+set label 5 "linear" at 4.172,49.8939 center offset char 0,-1.99214 front
+set label 6 "reformer" at 1.9411,50.5093 center offset char 0,2.27428 front
+set label 7 "sinkhorn" at 3.0333,50.1273 center offset char 0,2.20898 front
+set label 8 "mixer" at 8.1942,50 center offset char 0,1.77036 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 7 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
-plot $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+set label 9 'chance (majority class)' at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
      $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
      $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
      $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
 
 unset output
