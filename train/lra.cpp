@@ -347,10 +347,10 @@ Resume resume_point(const LraCell& c, const std::string& cell_dir) {
   for (const JsonObject& m : read_jsonl(cell_dir + "/metrics.jsonl")) {
     r.finished |= m.count("final") > 0;
     if (!m.count("elapsed") || json_number(m, "step", 0) > double(r.step)) continue;
+    // the last line at or before the step (its validation or interrupt line carries all three)
     r.elapsed = json_number(m, "elapsed", 0);
-    // older builds logged no CPU time: one thread's elapsed time stands in for it
-    r.cpu = json_number(m, "cpu_seconds", r.elapsed);
-    r.peak_rss_mb = json_number(m, "peak_rss_mb", 0);
+    r.cpu = json_number(m, "cpu_seconds", r.cpu);
+    r.peak_rss_mb = json_number(m, "peak_rss_mb", r.peak_rss_mb);
   }
   std::string before = text_of(cell_dir + "/resumed.txt");
   before = before.substr(0, before.find('\n'));
