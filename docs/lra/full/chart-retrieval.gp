@@ -1,15 +1,15 @@
 # chart-retrieval.svg and chart-retrieval.png, written by attnzoo; rerun with `gnuplot chart-retrieval.gp` in this folder.
 $f0 << EOD
 "local" 4.0628 50.1698 5.7143 0.30013
-"bigbird" 2.4977 50.2547 6.90526 0
+"bigbird" 2.4977 51.5068 6.90526 1.77077
 EOD
 $f1 << EOD
-"linformer" 2.8621 49.7029 6.28884 0
-"performer" 3 49.5331 7 0
+"linformer" 2.8621 49.9151 6.28884 0.30013
+"performer" 3 49.3633 7 0.240104
 "linear" 4.172 49.8939 5.59063 0.030013
 EOD
 $f2 << EOD
-"reformer" 1.9411 50.5093 6.82497 0
+"reformer" 1.9411 49.6817 6.82497 1.17051
 "sinkhorn" 3.0333 50.1273 6.5393 0.240104
 EOD
 $f3 << EOD
@@ -25,14 +25,14 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [1.07839:14.7496]
-set yrange [46.5331:53.5093]
+set yrange [45.5112:56.2776]
 set xtics ("2" 2, "5" 5, "10" 10)
 set label 1 "local" at 4.0628,50.1698 center offset char 0,2.02041 front
-set label 2 "bigbird" at 2.4977,50.2547 center offset char 0,2.29263 front
-set label 3 "linformer" at 2.8621,49.7029 center offset char -7.94633,0 front
-set label 4 "performer" at 3,49.5331 center offset char 0,-2.31429 front
+set label 2 "bigbird" at 2.4977,51.5068 center offset char 0,2.29263 front
+set label 3 "linformer" at 2.8621,49.9151 center offset char -7.94633,2.15174 front
+set label 4 "performer" at 3,49.3633 center offset char 0,-2.31429 front
 set label 5 "linear" at 4.172,49.8939 center offset char 0,-1.99214 front
-set label 6 "reformer" at 1.9411,50.5093 center offset char 0,2.27428 front
+set label 6 "reformer" at 1.9411,49.6817 center offset char 0,-2.27428 front
 set label 7 "sinkhorn" at 3.0333,50.1273 center offset char 0,2.20898 front
 set label 8 "mixer" at 8.1942,50 center offset char 0,1.77036 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
@@ -56,14 +56,14 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [1.07839:14.7496]
-set yrange [46.5331:53.5093]
+set yrange [45.5112:56.2776]
 set xtics ("2" 2, "5" 5, "10" 10)
 set label 1 "local" at 4.0628,50.1698 center offset char 0,2.02041 front
-set label 2 "bigbird" at 2.4977,50.2547 center offset char 0,2.29263 front
-set label 3 "linformer" at 2.8621,49.7029 center offset char -7.94633,0 front
-set label 4 "performer" at 3,49.5331 center offset char 0,-2.31429 front
+set label 2 "bigbird" at 2.4977,51.5068 center offset char 0,2.29263 front
+set label 3 "linformer" at 2.8621,49.9151 center offset char -7.94633,2.15174 front
+set label 4 "performer" at 3,49.3633 center offset char 0,-2.31429 front
 set label 5 "linear" at 4.172,49.8939 center offset char 0,-1.99214 front
-set label 6 "reformer" at 1.9411,50.5093 center offset char 0,2.27428 front
+set label 6 "reformer" at 1.9411,49.6817 center offset char 0,-2.27428 front
 set label 7 "sinkhorn" at 3.0333,50.1273 center offset char 0,2.20898 front
 set label 8 "mixer" at 8.1942,50 center offset char 0,1.77036 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'

@@ -1,15 +1,15 @@
 # chart.svg and chart.png, written by attnzoo; rerun with `gnuplot chart.gp` in this folder.
 $f0 << EOD
 "local" 4.0628 61.9579 5.7143 0.166393
-"bigbird" 2.4977 62.27 6.90526 0.105165
+"bigbird" 2.4977 62.5204 6.90526 0.369438
 EOD
 $f1 << EOD
-"linformer" 2.8621 62.2707 6.28884 0.109256
-"performer" 3 61.7435 7 0.167074
+"linformer" 2.8621 62.3132 6.28884 0.12466
+"performer" 3 61.7096 7 0.173838
 "linear" 4.172 58.3389 5.59063 0.130372
 EOD
 $f2 << EOD
-"reformer" 1.9411 58.0415 6.82497 0.273995
+"reformer" 1.9411 57.876 6.82497 0.360384
 "sinkhorn" 3.0333 61.9815 6.5393 0.310864
 EOD
 $f3 << EOD
@@ -25,14 +25,14 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [1.07839:14.7496]
-set yrange [36.5834:65.38]
+set yrange [36.5834:65.8899]
 set xtics ("2" 2, "5" 5, "10" 10)
 set label 1 "local" at 4.0628,61.9579 center offset char 0,2.02041 front
-set label 2 "bigbird" at 2.4977,62.27 center offset char 0,2.29263 front
-set label 3 "linformer" at 2.8621,62.2707 center offset char -7.94633,-2.15174 front
-set label 4 "performer" at 3,61.7435 center offset char 0,-2.31429 front
+set label 2 "bigbird" at 2.4977,62.5204 center offset char 0,2.29263 front
+set label 3 "linformer" at 2.8621,62.3132 center offset char -7.94633,-2.15174 front
+set label 4 "performer" at 3,61.7096 center offset char 0,-2.31429 front
 set label 5 "linear" at 4.172,58.3389 center offset char 0,1.99214 front
-set label 6 "reformer" at 1.9411,58.0415 center offset char 0,2.27428 front
+set label 6 "reformer" at 1.9411,57.876 center offset char 0,2.27428 front
 set label 7 "sinkhorn" at 3.0333,61.9815 center offset char 0,3.20898 front
 set label 8 "mixer" at 8.1942,62.1097 center offset char 0,1.77036 front
 set arrow from graph 0, first 39.5834 to graph 1, first 39.5834 nohead dt 2 lc rgb '#888888'
@@ -56,14 +56,14 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [1.07839:14.7496]
-set yrange [36.5834:65.38]
+set yrange [36.5834:65.8899]
 set xtics ("2" 2, "5" 5, "10" 10)
 set label 1 "local" at 4.0628,61.9579 center offset char 0,2.02041 front
-set label 2 "bigbird" at 2.4977,62.27 center offset char 0,2.29263 front
-set label 3 "linformer" at 2.8621,62.2707 center offset char -7.94633,-2.15174 front
-set label 4 "performer" at 3,61.7435 center offset char 0,-2.31429 front
+set label 2 "bigbird" at 2.4977,62.5204 center offset char 0,2.29263 front
+set label 3 "linformer" at 2.8621,62.3132 center offset char -7.94633,-2.15174 front
+set label 4 "performer" at 3,61.7096 center offset char 0,-2.31429 front
 set label 5 "linear" at 4.172,58.3389 center offset char 0,1.99214 front
-set label 6 "reformer" at 1.9411,58.0415 center offset char 0,2.27428 front
+set label 6 "reformer" at 1.9411,57.876 center offset char 0,2.27428 front
 set label 7 "sinkhorn" at 3.0333,61.9815 center offset char 0,3.20898 front
 set label 8 "mixer" at 8.1942,62.1097 center offset char 0,1.77036 front
 set arrow from graph 0, first 39.5834 to graph 1, first 39.5834 nohead dt 2 lc rgb '#888888'
