@@ -8,6 +8,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "data/image_folder.h"  // write_png
 
@@ -366,38 +367,33 @@ PathfinderSample generate_pathfinder_sample(const PathfinderConfig& cfg, int lab
                   " tries, expected a less crowded config (shorter paths, smaller markers, larger image)");
 }
 
-Dataset generate_pathfinder(const PathfinderConfig& cfg, int n, uint64_t seed) {
-  validate(cfg);
-  if (n < 0) throw DataError("pathfinder: n " + std::to_string(n) + ", expected >= 0");
-  // Exactly half of each label (the odd one random), shuffled.
-  Rng rng(derive(seed, ~0ull));
+Dataset pathfinder_dataset(int64_t n, int size, const std::function<int64_t(int64_t)>& below,
+                           const std::function<std::vector<uint8_t>(int64_t, int)>& draw) {
   std::vector<int32_t> labels(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) labels[size_t(i)] = i % 2;
-  if (n % 2) labels[size_t(n - 1)] = rng.below(2);
-  for (int i = n; i > 1; --i) std::swap(labels[size_t(i - 1)], labels[size_t(rng.below(i))]);
-
+  for (int64_t i = 0; i < n; ++i) labels[size_t(i)] = int32_t(i % 2);
+  if (n % 2) labels[size_t(n - 1)] = int32_t(below(2));
+  for (int64_t i = n; i > 1; --i) std::swap(labels[size_t(i - 1)], labels[size_t(below(i))]);
   Dataset ds;
   ds.vocab_size = 257;
   ds.num_classes = 2;
   ds.class_names = {"0", "1"};
-  ds.height = ds.width = cfg.image_size;
+  ds.height = ds.width = size;
   ds.channels = 1;
   ds.seqs.resize(size_t(n));
   ds.labels = labels;
-  // Image i depends only on (seed, i), so the loop parallelises without
-  // changing a pixel; an error inside the loop is rethrown after it, and once
-  // one image has failed the others are skipped (a configuration too crowded
-  // to draw would otherwise spend max_scene_tries on every one of n images).
+  // An error inside the loop is rethrown after it, and once one image has
+  // failed the others are skipped (a configuration too crowded to draw would
+  // otherwise spend its tries on every one of n images).
   std::exception_ptr error;
   std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic, 16)
-  for (int i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     if (failed.load(std::memory_order_relaxed)) continue;
     try {
-      PathfinderSample s = generate_pathfinder_sample(cfg, labels[size_t(i)], derive(seed, uint64_t(i)));
+      const std::vector<uint8_t> px = draw(i, labels[size_t(i)]);
       std::vector<int32_t>& seq = ds.seqs[size_t(i)];
-      seq.resize(s.pixels.size());
-      for (size_t p = 0; p < s.pixels.size(); ++p) seq[p] = int32_t(s.pixels[p]) + 1;  // 0 is padding
+      seq.resize(px.size());
+      for (size_t p = 0; p < px.size(); ++p) seq[p] = int32_t(px[p]) + 1;  // 0 is padding
     } catch (...) {
       failed.store(true, std::memory_order_relaxed);
 #pragma omp critical(pathfinder_error)
@@ -406,6 +402,15 @@ Dataset generate_pathfinder(const PathfinderConfig& cfg, int n, uint64_t seed) {
   }
   if (error) std::rethrow_exception(error);
   return ds;
+}
+
+Dataset generate_pathfinder(const PathfinderConfig& cfg, int n, uint64_t seed) {
+  validate(cfg);
+  if (n < 0) throw DataError("pathfinder: n " + std::to_string(n) + ", expected >= 0");
+  Rng rng(derive(seed, ~0ull));
+  return pathfinder_dataset(
+      n, cfg.image_size, [&](int64_t k) { return int64_t(rng.below(int(k))); },
+      [&](int64_t i, int label) { return generate_pathfinder_sample(cfg, label, derive(seed, uint64_t(i))).pixels; });
 }
 
 Splits generate_pathfinder_splits(const PathfinderConfig& cfg, int n_train, int n_val, int n_test,
@@ -424,12 +429,26 @@ Splits generate_pathfinder_splits(const PathfinderConfig& cfg, int n, uint64_t s
 
 void write_pathfinder_folder(const PathfinderConfig& cfg, int n, uint64_t seed,
                              const std::string& out_dir) {
+  std::ostringstream meta;
+  meta << "n " << n << "\nseed " << seed << "\nimage_size " << cfg.image_size << "\npath_segments "
+       << cfg.path_segments << "\ndistractor_segments " << default_distractor_segments(cfg)
+       << "\nmax_distractors " << default_max_distractors(cfg) << "\ndash_length " << cfg.dash_length
+       << "\ngap_length " << cfg.gap_length << "\nmax_turn_deg " << cfg.max_turn_deg
+       << "\nmarker_radius " << cfg.marker_radius << "\npadding " << cfg.padding << "\nink " << cfg.ink
+       << "\nmarker_ink " << cfg.marker_ink << "\n";
+  write_pathfinder_splits_png(generate_pathfinder_splits(cfg, n, seed), out_dir, meta.str());
+}
+
+void write_pathfinder_splits_png(const Splits& s, const std::string& out_dir, const std::string& meta) {
   namespace fs = std::filesystem;
-  Splits s = generate_pathfinder_splits(cfg, n, seed);
-  const int digits = std::max(5, int(std::to_string(std::max(n, 1)).size()));
-  const std::pair<const char*, const Dataset*> splits[3] = {
-      {"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
+  const size_t total = s.train.size() + s.val.size() + s.test.size();
+  const int digits = std::max(5, int(std::to_string(std::max<size_t>(total, 1)).size()));
+  const std::pair<const char*, const Dataset*> splits[3] = {{"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
   for (const auto& [name, ds] : splits) {
+    if (ds->size() && ds->channels != 1) {
+      throw DataError(std::string("pathfinder: ") + name + " has " + std::to_string(ds->channels) +
+                      " channels, expected 1");
+    }
     for (const char* cls : {"0", "1"}) {
       std::error_code ec;
       fs::path dir = fs::path(out_dir) / name / cls;
@@ -442,20 +461,15 @@ void write_pathfinder_folder(const PathfinderConfig& cfg, int n, uint64_t seed,
       for (size_t p = 0; p < px.size(); ++p) px[p] = uint8_t(ds->seqs[i][p] - 1);
       std::string num = std::to_string(i);
       num.insert(0, size_t(std::max(0, digits - int(num.size()))), '0');
-      write_png(out_dir + "/" + name + "/" + std::to_string(ds->labels[i]) + "/" + num + ".png",
-                px.data(), cfg.image_size, cfg.image_size, 1);
+      write_png(out_dir + "/" + name + "/" + std::to_string(ds->labels[i]) + "/" + num + ".png", px.data(),
+                ds->width, ds->height, 1);
     }
   }
-  std::ofstream meta(out_dir + "/pathfinder.txt");
-  meta << "# Pathfinder images written by attnzoo (label 1 = markers on one path)\n"
-       << "n " << n << "\nseed " << seed << "\nimage_size " << cfg.image_size << "\npath_segments "
-       << cfg.path_segments << "\ndistractor_segments " << default_distractor_segments(cfg)
-       << "\nmax_distractors " << default_max_distractors(cfg) << "\ndash_length " << cfg.dash_length
-       << "\ngap_length " << cfg.gap_length << "\nmax_turn_deg " << cfg.max_turn_deg
-       << "\nmarker_radius " << cfg.marker_radius  << "\npadding " << cfg.padding << "\nink " << cfg.ink
-       << "\nmarker_ink " << cfg.marker_ink << "\nsplits train " << s.train.size() << " val "
-       << s.val.size() << " test " << s.test.size() << "\n";
-  if (!meta) throw DataError("pathfinder: " + out_dir + "/pathfinder.txt: write failed");
+  std::ofstream f(out_dir + "/pathfinder.txt");
+  f << "# Pathfinder images written by attnzoo (label 1 = markers on one path)\n"
+    << meta << "splits train " << s.train.size() << " val " << s.val.size() << " test " << s.test.size() << "\n";
+  if (!f) throw DataError("pathfinder: " + out_dir + "/pathfinder.txt: write failed");
 }
+
 
 }  // namespace az

@@ -32,6 +32,7 @@
 // and our own RNG (splitmix64) make the images identical for a given seed.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -88,11 +89,23 @@ Splits generate_pathfinder_splits(const PathfinderConfig& cfg, int n_train, int 
 // n split 80 / 10 / 10 (val = test = n / 10), as LRA splits Pathfinder.
 Splits generate_pathfinder_splits(const PathfinderConfig& cfg, int n, uint64_t seed);
 
+// The Dataset both generators (this one and pathfinder_lra.h's) fill: n
+// images of size x size; labels exactly half of each (the odd one drawn, then
+// all shuffled, by `below(k)`, uniform in [0, k)); image i = draw(i, its
+// label), pixel values, tokens value + 1 (vocabulary 257), 1 channel, classes
+// {"0", "1"}.  Drawn in parallel, so `draw` must depend on (i, label) alone;
+// the first error stops the rest and is rethrown.
+Dataset pathfinder_dataset(int64_t n, int size, const std::function<int64_t(int64_t)>& below,
+                           const std::function<std::vector<uint8_t>(int64_t, int)>& draw);
+
 // Writes generate_pathfinder_splits(cfg, n, seed) as PNGs in the image-folder
 // layout out_dir/{train,val,test}/{0,1}/NNNNN.png (NNNNN = index within the
 // split) plus out_dir/pathfinder.txt recording the configuration and seed.
 // load_image_folder(out_dir, 1) reads it back (each class in index order).
 void write_pathfinder_folder(const PathfinderConfig& cfg, int n, uint64_t seed,
                              const std::string& out_dir);
+// Writes any splits of 1-channel images in that layout; `meta` (lines) goes
+// to pathfinder.txt between its header and the split sizes.
+void write_pathfinder_splits_png(const Splits& s, const std::string& out_dir, const std::string& meta);
 
 }  // namespace az

@@ -6,12 +6,11 @@
 #include "data/pathfinder_lra.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 
 #include "autograd/tensor.h"  // az::Rng, hash64
+#include "data/pathfinder.h"  // pathfinder_dataset
 #include "data/pathfinder_lra_draw.h"
 
 namespace az {
@@ -466,40 +465,10 @@ void validate(const LraPathfinderConfig& c) {
 Dataset generate_lra_pathfinder(const LraPathfinderConfig& cfg, int64_t n, uint64_t seed) {
   if (n < 0) throw DataError("pathfinder-lra: n " + std::to_string(n) + ", expected >= 0");
   const LraPathfinderGenerator gen(cfg);
-  // Exactly half of each label (the odd one random), shuffled by our own stream.
-  Rng rng(hash64(seed ^ 0x6C6162656C73ull));
-  std::vector<int32_t> labels(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) labels[size_t(i)] = int32_t(i % 2);
-  if (n % 2) labels[size_t(n - 1)] = int32_t(rng.randint(2));
-  for (int64_t i = n; i > 1; --i) std::swap(labels[size_t(i - 1)], labels[size_t(rng.randint(i))]);
-  Dataset ds;
-  ds.vocab_size = 257;
-  ds.num_classes = 2;
-  ds.class_names = {"0", "1"};
-  ds.height = ds.width = cfg.image_size;
-  ds.channels = 1;
-  ds.seqs.resize(size_t(n));
-  ds.labels = labels;
-  // Image i depends only on (seed, i): the loop parallelises without changing
-  // a pixel; the first error stops the others and is rethrown.
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-#pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t i = 0; i < n; ++i) {
-    if (failed.load(std::memory_order_relaxed)) continue;
-    try {
-      const LraPathfinderSample s = gen.sample(labels[size_t(i)], hash64(seed * 0x9E3779B97F4A7C15ull + uint64_t(i)));
-      std::vector<int32_t>& seq = ds.seqs[size_t(i)];
-      seq.resize(s.pixels.size());
-      for (size_t p = 0; p < s.pixels.size(); ++p) seq[p] = int32_t(s.pixels[p]) + 1;  // 0 is padding
-    } catch (...) {
-      failed.store(true, std::memory_order_relaxed);
-#pragma omp critical(pathfinder_lra_error)
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
-  return ds;
+  Rng rng(hash64(seed ^ 0x6C6162656C73ull));  // the labels' own stream
+  return pathfinder_dataset(
+      n, cfg.image_size, [&](int64_t k) { return int64_t(rng.randint(k)); },
+      [&](int64_t i, int label) { return gen.sample(label, hash64(seed * 0x9E3779B97F4A7C15ull + uint64_t(i))).pixels; });
 }
 
 }  // namespace az

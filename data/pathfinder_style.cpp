@@ -9,11 +9,10 @@
 #include <climits>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "autograd/tensor.h"    // hash64
-#include "data/image_folder.h"  // write_png, load_image_folder
+#include "data/image_folder.h"  // load_image_folder
 #include "data/lra_pathfinder_layout.h"
 
 namespace az {
@@ -109,38 +108,6 @@ Splits generate_pathfinder_splits(const PathfinderDataConfig& c, int64_t n_train
 Splits generate_pathfinder_splits(const PathfinderDataConfig& c, int64_t n, uint64_t seed) {
   if (n < 0) throw DataError("pathfinder: n " + std::to_string(n) + ", expected >= 0");
   return generate_pathfinder_splits(c, n - 2 * (n / 10), n / 10, n / 10, seed);
-}
-
-void write_pathfinder_splits_png(const Splits& s, const std::string& out_dir, const std::string& meta) {
-  namespace fs = std::filesystem;
-  const size_t total = s.train.size() + s.val.size() + s.test.size();
-  const int digits = std::max(5, int(std::to_string(std::max<size_t>(total, 1)).size()));
-  const std::pair<const char*, const Dataset*> splits[3] = {{"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
-  for (const auto& [name, ds] : splits) {
-    if (ds->size() && ds->channels != 1) {
-      throw DataError(std::string("pathfinder: ") + name + " has " + std::to_string(ds->channels) +
-                      " channels, expected 1");
-    }
-    for (const char* cls : {"0", "1"}) {
-      std::error_code ec;
-      fs::path dir = fs::path(out_dir) / name / cls;
-      fs::create_directories(dir, ec);
-      if (ec) throw DataError("pathfinder: " + dir.string() + ": cannot create (" + ec.message() + ")");
-    }
-    std::vector<uint8_t> px;
-    for (size_t i = 0; i < ds->size(); ++i) {
-      px.resize(ds->seqs[i].size());
-      for (size_t p = 0; p < px.size(); ++p) px[p] = uint8_t(ds->seqs[i][p] - 1);
-      std::string num = std::to_string(i);
-      num.insert(0, size_t(std::max(0, digits - int(num.size()))), '0');
-      write_png(out_dir + "/" + name + "/" + std::to_string(ds->labels[i]) + "/" + num + ".png", px.data(),
-                ds->width, ds->height, 1);
-    }
-  }
-  std::ofstream f(out_dir + "/pathfinder.txt");
-  f << "# Pathfinder images written by attnzoo (label 1 = markers on one path)\n"
-    << meta << "splits train " << s.train.size() << " val " << s.val.size() << " test " << s.test.size() << "\n";
-  if (!f) throw DataError("pathfinder: " + out_dir + "/pathfinder.txt: write failed");
 }
 
 void write_pathfinder_folder(const PathfinderDataConfig& c, int64_t n, uint64_t seed, const std::string& out_dir) {

@@ -46,8 +46,7 @@ Splits generate_pathfinder_splits(const PathfinderDataConfig& cfg, int64_t n, ui
 // seed, split sizes); load_image_folder(out_dir, 1) reads it back.
 void write_pathfinder_folder(const PathfinderDataConfig& cfg, int64_t n, uint64_t seed,
                              const std::string& out_dir);
-// Writes any splits (one channel) in that layout; `meta` goes to pathfinder.txt.
-void write_pathfinder_splits_png(const Splits& s, const std::string& out_dir, const std::string& meta);
+// (write_pathfinder_splits_png, in pathfinder.h, writes any splits in that layout.)
 
 // Pathfinder files on disk, whichever layout: LRA's released one (dir or
 // dir/.. holds imgs/ and metadata/*.npy: labels from the metadata) or a PNG
