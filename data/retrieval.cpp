@@ -298,6 +298,26 @@ std::string retrieval_summary(const RetrievalData& d) {
     o << "retrieval: " << names[g] << ": " << docs << " documents, " << d.pairs[g].size() << " pairs (" << pos
       << " linked)\n";
   }
+  // What each split is made of.  Communities are dealt whole, so a split can
+  // draw on other families of pages than another (seed 0: val is mostly
+  // OpenSSL's pages, test mostly Linux's): its accuracy then says little of
+  // the other's, and a checkpoint chosen on val is chosen for val's pages.
+  o << "retrieval: sections of the documents in pairs, top 3 per split:";
+  for (int g = 0; g < 3; ++g) {
+    std::vector<char> in(c.pages.size(), 0);
+    std::map<std::string, size_t> count;
+    size_t docs = 0;
+    for (const RetrievalPair& p : d.pairs[g])
+      for (int32_t x : {p.doc1, p.doc2})
+        if (!in[size_t(x)]) in[size_t(x)] = 1, ++count[c.pages[size_t(x)].section], ++docs;
+    std::vector<std::pair<size_t, std::string>> top;
+    for (const auto& [sec, k] : count) top.emplace_back(k, sec);
+    std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    o << (g ? "; " : " ") << names[g];
+    for (size_t k = 0; k < std::min<size_t>(3, top.size()); ++k)
+      o << (k ? ", " : " ") << top[k].second << " " << (100 * top[k].first + docs / 2) / docs << "%";
+  }
+  o << "\n";
   o << "retrieval: " << d.links_across << " links cross two splits (no pair); " << d.negatives_wider
     << " negatives from another section; " << d.positives_unmatched << " positives dropped without a negative\n";
   if (d.max_bytes)

@@ -300,6 +300,31 @@ TEST_CASE("max_bytes cuts the Datasets' documents and counts them, pairing uncha
         std::string::npos);
 }
 
+TEST_CASE("the summary says what each split is made of: its commonest sections and their shares") {
+  TempDir dir("az_retrieval_mix");
+  make_tree(dir.path, 90);
+  az::RetrievalData d = az::build_retrieval(tree_options(dir.path));
+  const std::string sum = az::retrieval_summary(d);
+  const size_t at = sum.find("retrieval: sections of the documents in pairs, top 3 per split:");
+  REQUIRE(at != std::string::npos);
+  const std::string line = sum.substr(at, sum.find('\n', at) - at);
+  const char* names[3] = {"train", "val", "test"};
+  for (int g = 0; g < 3; ++g) {
+    CAPTURE(g);
+    std::set<int32_t> docs;  // counted here from the pairs, not from the summary's code
+    for (const az::RetrievalPair& p : d.pairs[g]) docs.insert(p.doc1), docs.insert(p.doc2);
+    std::map<std::string, size_t> count;
+    for (int32_t x : docs) ++count[d.corpus.pages[size_t(x)].section];
+    std::string top;
+    for (const auto& [sec, k] : count)
+      if (top.empty() || k > count[top]) top = sec;
+    REQUIRE(!docs.empty());
+    const size_t pct = (100 * count[top] + docs.size() / 2) / docs.size();
+    CHECK(line.find(std::string(g ? "; " : ": ") + names[g] + " " + top + " " + std::to_string(pct) + "%") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("max_documents keeps a seeded subset of the documents, links among them") {
   TempDir dir("az_retrieval_sub");
   make_tree(dir.path, 60);
