@@ -454,12 +454,12 @@ TEST_CASE("plot draws a run's curves as SVG and PNG, and names a missing run") {
          "{\"step\": 20, \"val_acc\": 0.25, \"val_loss\": 2.0, \"elapsed\": 2.5}\n"
          "{\"step\": 30, \"loss\": 1.9, \"train_acc\": 0.30, \"lr\": 1e-4, \"grad_norm\": 3, \"elapsed\": 3.5}\n"
          "{\"step\": 30, \"val_acc\": 0.35, \"val_loss\": 1.8, \"elapsed\": 4.0}\n"
-         "{\"final\": true, \"best_step\": 30, \"best_val_acc\": 0.35, \"test_acc\": 0.33, \"majority_rate\": 0.1}\n";
+         "{\"final\": true, \"best_step\": 30, \"best_val_acc\": 0.35, \"test_acc\": 0.3333333333333333, \"majority_rate\": 0.1}\n";
   REQUIRE_MESSAGE(run_cli("plot --run " + dir, &out) == 0, out);
   std::string svg = slurp(dir + "/curves.svg");
   CHECK(svg.find("<svg") != std::string::npos);
   CHECK(svg.find("validation accuracy") != std::string::npos);
-  CHECK(svg.find("test accuracy 0.33") != std::string::npos);
+  CHECK(svg.find("test accuracy 0.333 at the best validation step 30") != std::string::npos);  // 3 decimals, not 16
   CHECK(slurp(dir + "/curves.png").substr(0, 4) == "\x89PNG");
   CHECK(run_cli("plot --run " + dir + "/nothing", &out) == 2);
   CHECK(out.find(dir + "/nothing/metrics.jsonl does not exist") != std::string::npos);

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -243,7 +245,9 @@ void draw_run_curves(const std::string& run_dir, const std::string& out_dir) {
   int n_train = 0, n_val = 0;
   for (const JsonObject& o : read_jsonl(path)) {
     if (o.count("final")) {
-      subtitle = "test accuracy " + json_text(o, "test_acc") + " at the best validation step " +
+      char acc[32];  // three decimals: the test set's own error is larger than 0.001
+      std::snprintf(acc, sizeof acc, "%.3f", std::atof(json_text(o, "test_acc", "0").c_str()));
+      subtitle = std::string("test accuracy ") + acc + " at the best validation step " +
                  json_text(o, "best_step");
     } else if (o.count("val_acc")) {
       val += json_text(o, "step") + " " + json_text(o, "val_loss") + " " + json_text(o, "val_acc") + "\n", ++n_val;
