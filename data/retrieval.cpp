@@ -68,8 +68,11 @@ int32_t draw_partner(const std::vector<std::pair<size_t, int32_t>>& pool, size_t
 // propagation, Raghavan et al. 2007): a random deal keeps a link only when
 // both ends land together (val^2 + test^2 + train^2 of them, 40% at
 // 0.2/0.25), communities keep most of them.
+// With opt.stratify the communities are dealt section by section (each
+// community counts as its commonest section): every section's communities
+// fill the same fractions, so the splits share a make-up.
 std::vector<int8_t> deal_groups(const std::vector<std::vector<int32_t>>& adj, const RetrievalOptions& opt,
-                                SplitMix64& rng) {
+                                const std::vector<std::string>& section, SplitMix64& rng) {
   const size_t n = adj.size();
   std::vector<int32_t> order;
   for (size_t i = 0; i < n; ++i)
@@ -129,19 +132,36 @@ std::vector<int8_t> deal_groups(const std::vector<std::vector<int32_t>>& adj, co
       comms.emplace_back(bfs.begin() + long(k), bfs.begin() + long(std::min(bfs.size(), k + piece)));
   }
   for (size_t i = comms.size(); i > 1; --i) std::swap(comms[i - 1], comms[rng.below(i)]);
-  const double linked = double(order.size());
-  const double want[3] = {0, linked * opt.val_fraction, linked * opt.test_fraction};
-  size_t have[3] = {0, 0, 0};
+  // Communities in blocks (one block unstratified; stratified, one per
+  // commonest section, the shuffled order kept within each).  In each block
+  // a community goes to test if it fits test's share of the block's
+  // documents, else to val if it fits val's, else to train.
+  std::vector<std::string> key(comms.size());
+  if (opt.stratify)
+    for (size_t i = 0; i < comms.size(); ++i) {
+      std::map<std::string, size_t> count;
+      for (int32_t v : comms[i]) ++count[section[size_t(v)]];
+      key[i] = std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+    }
+  std::map<std::string, std::vector<size_t>> blocks;
+  for (size_t i = 0; i < comms.size(); ++i) blocks[key[i]].push_back(i);
   std::vector<int8_t> group(n, 0);
-  for (const auto& m : comms) {
-    int8_t g = 0;
-    for (int8_t k : {int8_t(2), int8_t(1)})
-      if (double(have[k] + m.size()) <= want[k] + 0.5) {
-        g = k;
-        break;
-      }
-    have[g] += m.size();
-    for (int32_t v : m) group[v] = g;
+  for (const auto& [k, members] : blocks) {
+    double linked = 0;
+    for (size_t i : members) linked += double(comms[i].size());
+    const double want[3] = {0, linked * opt.val_fraction, linked * opt.test_fraction};
+    size_t have[3] = {0, 0, 0};
+    for (size_t i : members) {
+      const auto& m = comms[i];
+      int8_t g = 0;
+      for (int8_t s : {int8_t(2), int8_t(1)})
+        if (double(have[s] + m.size()) <= want[s] + 0.5) {
+          g = s;
+          break;
+        }
+      have[g] += m.size();
+      for (int32_t v : m) group[v] = g;
+    }
   }
   return group;
 }
@@ -164,7 +184,9 @@ RetrievalData build_retrieval(const RetrievalOptions& opt) {
     adj[l[1]].push_back(l[0]);
   }
   for (auto& a : adj) std::sort(a.begin(), a.end());
-  d.group = deal_groups(adj, opt, rng);
+  std::vector<std::string> section(n);
+  for (size_t i = 0; i < n; ++i) section[i] = c.pages[i].section;
+  d.group = deal_groups(adj, opt, section, rng);
   auto has = [](const std::vector<int32_t>& v, int32_t x) { return std::binary_search(v.begin(), v.end(), x); };
   std::vector<size_t> len(n);
   for (size_t i = 0; i < n; ++i) len[i] = c.pages[i].text.size();

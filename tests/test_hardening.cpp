@@ -496,6 +496,9 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"data listops --out /dev/null/x", "cannot create directory"},
       {"data text --out " + dir / "full", "already exists and is not an empty folder"},
       {"data fashion-mnist --dir /nonexistent/x", "not found"},
+      {"data retrieval --out " + dir / "rt" + " --seed -1", "--seed must be >= 0, got -1"},
+      {"data retrieval --out " + dir / "rt" + " --stratify 2", "--stratify must be 0 or 1, got 2"},
+      {"train --task retrieval --stratify 3", "--stratify must be 0 or 1, got 3"},
       {"data fashion-mnist --dir /dev/zero", "not found"},
       // bench
       {"bench --batch 1e9 --seq-len 16", "--batch 1000000000 x --seq-len 16 is too many tokens per batch"},

@@ -35,6 +35,7 @@ TaskData load(const TaskContext& c) {
   if (c.data.empty()) {
     RetrievalOptions o;
     o.seed = uint64_t(c.integer("corpus-seed"));
+    o.stratify = c.integer("stratify") != 0;
     o.max_bytes = size_t(t.max_len);  // its summary says how many documents were cut
     RetrievalData d = build_retrieval(o);
     if (c.integer("baselines")) {
@@ -59,10 +60,15 @@ TaskData load(const TaskContext& c) {
 }
 
 int data_command(const std::vector<std::string>& args) {
-  Flags f("data retrieval", args, {"out", "seed"}, {});
+  Flags f("data retrieval", args, {"out", "seed", "stratify"}, {});
   if (!f.has("out")) fail("data retrieval: --out PREFIX is required (writes PREFIX.train.tsv, .eval.tsv, .test.tsv)");
   RetrievalOptions o;
-  o.seed = uint64_t(f.integer("seed", 0));
+  const int64_t seed = f.integer("seed", 0);
+  if (seed < 0) fail("data retrieval: --seed must be >= 0, got " + std::to_string(seed));
+  o.seed = uint64_t(seed);
+  const int64_t stratify = f.integer("stratify", 0);
+  if (stratify != 0 && stratify != 1) fail("data retrieval: --stratify must be 0 or 1, got " + std::to_string(stratify));
+  o.stratify = stratify == 1;
   RetrievalData d = build_retrieval(o);
   write_retrieval_splits(f.str("out", ""), d);
   std::printf("wrote %zu/%zu/%zu retrieval pairs to %s.{train,eval,test}.tsv\n", d.splits.train.size(),
@@ -75,7 +81,10 @@ TaskInfo info() {
   i.name = "retrieval";
   i.summary = "LRA's Retrieval: are two byte-level documents linked? (man pages' SEE ALSO links; 2 classes)";
   i.options = {int_option("corpus-seed", 0, 0, 1000000, "seed of the man-page corpus's splits and negatives"),
-               int_option("baselines", 1, 0, 1, "print the content baselines of the data")};
+               int_option("baselines", 1, 0, 1, "print the content baselines of the data"),
+               int_option("stratify", 0, 0, 1,
+                          "1: deal the link graph's communities section by section, so that train, val and test "
+                          "share a make-up (0, as the published records: val may hold most of one family)")};
   i.load = load;
   i.head = "pair";
   i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // two ~1K-token documents an example
@@ -97,7 +106,7 @@ TaskInfo info() {
     return t;
   };
   i.data_name = "retrieval";
-  i.data_help = "attnzoo data retrieval --out PREFIX [--seed S]          man-page pairs as LRA's TSV files\n";
+  i.data_help = "attnzoo data retrieval --out PREFIX [--seed S] [--stratify 1]   man-page pairs as LRA's TSV files\n";
   i.data_command = data_command;
   i.lra.title = "Retrieval";
   i.lra.order = 3;
