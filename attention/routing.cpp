@@ -16,8 +16,9 @@
 // (unnormalised) q and k, so one cluster with w = N is full attention.
 //
 // Cost per head: routing N*C*d, selection O(N*C), attention C*w^2*d; with
-// C = sqrt(N) clusters of w = N/C that is N*sqrt(N)*d.  Padded keys are
-// excluded (and ranked last, so clusters fill with real tokens first).
+// C = sqrt(N) clusters of w = N/C that is N*sqrt(N)*d, N being --seq-len
+// (a shorter batch keeps w, at most its N).  Padded keys are excluded (and
+// ranked last, so clusters fill with real tokens first).
 // Deviation: lucidrains also offers a commitment loss pulling q/k toward their
 // centroids; the layer interface has no auxiliary loss, so it is left out.
 #include <algorithm>
@@ -194,7 +195,9 @@ class RoutingAttention : public Attention {
     if (key_pad.defined() && key_pad.shape() != Shape{B, N})
       fail("routing: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
            std::to_string(N) + "]");
-    int64_t w = std::min(N, window_ > 0 ? window_ : (N + C - 1) / C);
+    // w from --seq-len, as C is, not from this batch's padded N: an example's
+    // clusters then do not depend on the lengths of its batch-mates.
+    int64_t w = std::min(N, window_ > 0 ? window_ : (cfg_.max_len + C - 1) / C);
 
     auto h = proj_->project(x);  // q, k, v [B,H,N,d]
     std::vector<uint8_t> pad(size_t(B * N), 0);
@@ -287,7 +290,7 @@ RegisterAttention reg({"routing",
                        "Routing attention: spherical k-means routes queries and keys to clusters, attention "
                        "within each cluster's top-w members; centroids by EMA (Roy et al. 2021)",
                        {{"clusters", 0, 0, 4096, "k-means clusters per head; 0 = round(sqrt(--seq-len))"},
-                        {"window", 0, 0, 65536, "members per cluster (top-w queries and keys); 0 = ceil(N / clusters)"},
+                        {"window", 0, 0, 65536, "members per cluster (top-w queries and keys); 0 = ceil(--seq-len / clusters)"},
                         {"ema_decay", 0.999, 0, 1, "centroid moving-average decay (1 = frozen after initialisation)"}},
                        [](const AttentionConfig& c) { return std::make_shared<RoutingAttention>(c); }, false,
                        "learned", "even with later keys masked in each cluster, which earlier keys join a position's cluster depends on the later tokens: top-k membership over all N"});

@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -79,6 +81,34 @@ TEST_CASE("the classifier's forward and backward are gradient-checked (tokens, m
       Tensor l2 = model.forward(b);
       for (int i = 0; i < l1.numel(); ++i) CHECK(l1.data()[i] == doctest::Approx(l2.data()[i]).epsilon(1e-5));
     }
+  }
+}
+
+TEST_CASE("every model's prediction for an example is the same whatever its batch-mates' lengths") {
+  // Evaluation batches pad to their longest member, so an example is seen at
+  // N = its own length or longer: its logits must not change (to float
+  // rounding), or a score depends on the order of the test file.
+  Dataset d;
+  d.vocab_size = 16, d.num_classes = 10;
+  std::vector<int32_t> a(20), b(60);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 1 + int32_t(i * 7 % 15);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 1 + int32_t(i * 5 % 15);
+  d.seqs = {a, b}, d.labels = {0, 1};
+  for (const std::string& name : attention_names()) {
+    CAPTURE(name);
+    ModelConfig m = tiny_model();
+    m.model = name, m.max_len = 64;
+    global_rng() = Rng(3);
+    SequenceClassifier model(m);
+    model.eval();
+    NoGradGuard ng;
+    const Batch alone = eval_batches(d, 1, 64)[0], both = eval_batches(d, 2, 64)[0];
+    REQUIRE(alone.N == 20);
+    REQUIRE(both.N == 60);
+    const Tensor la = model.forward(alone), lb = model.forward(both);
+    double diff = 0;
+    for (int64_t k = 0; k < m.num_classes; ++k) diff = std::max(diff, double(std::fabs(la.data()[k] - lb.data()[k])));
+    CHECK(diff < 1e-5);
   }
 }
 
