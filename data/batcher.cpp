@@ -146,6 +146,23 @@ std::vector<Batch> eval_batches(const Dataset& d, const BatchOptions& opts) {
   return out;
 }
 
+std::vector<Batch> eval_batches_by_length(const Dataset& d, const BatchOptions& opts, size_t rows) {
+  check_options(opts);
+  rows = std::min(rows, d.size());
+  auto length = [&](size_t r) {
+    return std::max(d.seqs[r].size(), d.seqs2.empty() ? size_t(0) : d.seqs2[r].size());
+  };
+  std::vector<size_t> order(rows);
+  for (size_t r = 0; r < rows; ++r) order[r] = r;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return length(a) > length(b); });
+  std::vector<Batch> out;
+  for (size_t start = 0; start < rows; start += size_t(opts.batch)) {
+    std::vector<size_t> part(order.begin() + long(start), order.begin() + long(std::min(rows, start + size_t(opts.batch))));
+    out.push_back(make_batch(d, part, opts));
+  }
+  return out;
+}
+
 std::vector<Batch> eval_batches(const Dataset& d, int batch, int max_len) {
   BatchOptions o;
   o.batch = batch;

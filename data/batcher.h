@@ -75,6 +75,12 @@ Batch make_batch(const Dataset& d, const std::vector<size_t>& rows, const BatchO
 // The whole split once, in order; the last batch holds the remainder.
 std::vector<Batch> eval_batches(const Dataset& d, int batch, int max_len);
 std::vector<Batch> eval_batches(const Dataset& d, const BatchOptions& opts);
+// Rows [0, rows) for scoring only: batched in order of length, longest first
+// (ties in row order), so that each batch pads to lengths near its own and
+// mixed-length splits cost less.  No model's prediction depends on its
+// batch-mates (tests/test_train.cpp), so the scores are file order's to
+// float rounding; the batches are not in file order.
+std::vector<Batch> eval_batches_by_length(const Dataset& d, const BatchOptions& opts, size_t rows);
 
 // Augments a batch of whole images (pixels.N == H*W*C tokens, value + 1) in
 // place: image i draws its flip and shift from (seed, i) alone, so a

@@ -163,6 +163,43 @@ TEST_CASE("batcher: eval batches cover the split in order") {
   CHECK(eval_batches(Dataset{}, 4, 6).empty());
 }
 
+TEST_CASE("batcher: scoring batches by length take the first rows once each, longest first, with less padding") {
+  const Dataset d = numbered(14);  // lengths 3 5 1 8 3 5 1 8 ...
+  BatchOptions o;
+  o.batch = 4, o.max_len = 6;
+  for (size_t rows : {size_t(14), size_t(9), size_t(100)}) {
+    CAPTURE(rows);
+    const std::vector<Batch> ev = eval_batches_by_length(d, o, rows);
+    std::multiset<int> seen;
+    size_t padded = 0, prev_n = 1000, real = 0;
+    for (const Batch& b : ev) {
+      CHECK(size_t(b.N) <= prev_n);  // longest first
+      prev_n = size_t(b.N);
+      padded += size_t(b.B) * size_t(b.N);
+      for (int i = 0; i < b.B; ++i) {
+        const int row = (b.tokens[size_t(i) * size_t(b.N)] - 1) / 100;
+        seen.insert(row);
+        CHECK(b.labels[size_t(i)] == row % 3);
+        for (int t = 0; t < b.N; ++t) real += b.pad_mask[size_t(i) * size_t(b.N) + size_t(t)] == 0.0f;
+      }
+    }
+    const size_t n = std::min<size_t>(rows, 14);
+    std::multiset<int> want;
+    for (size_t r = 0; r < n; ++r) want.insert(int(r));
+    CHECK(seen == want);  // exactly rows [0, n), once each
+    Dataset first = d;
+    first.seqs.resize(n), first.labels.resize(n);
+    size_t in_order = 0, real_in_order = 0;
+    for (const Batch& b : eval_batches(first, o)) {
+      in_order += size_t(b.B) * size_t(b.N);
+      for (float m : b.pad_mask) real_in_order += m == 0.0f;
+    }
+    CHECK(real == real_in_order);   // the same tokens, cut at max_len alike
+    CHECK(padded < in_order);       // in less room
+  }
+  CHECK(eval_batches_by_length(d, o, 0).empty());
+}
+
 TEST_CASE("batcher: patches of a hand-made 4x4 image with 2 channels") {
   // Pixel (y, x, c) has value 8*k with k = (y*4 + x)*2 + c, i.e. k counts the
   // tokens in storage order; the token is value + 1.

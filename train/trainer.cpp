@@ -317,10 +317,12 @@ EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const Bat
   NoGradGuard ng;
   bool was_training = model.is_training();
   model.eval();
-  // The batches one process evaluates: whole batches until `limit` examples.
-  std::vector<Batch> batches = eval_batches(d, opts);
-  size_t count = 0;
-  for (int64_t seen = 0; count < batches.size() && !(limit > 0 && seen >= limit);) seen += batches[count++].B;
+  // The examples scored: the first `limit` rounded up to whole batches (all
+  // when limit <= 0), batched by length to cut padding.
+  const size_t B = size_t(opts.batch);
+  const size_t rows = limit > 0 ? std::min(d.size(), (size_t(limit) + B - 1) / B * B) : d.size();
+  std::vector<Batch> batches = eval_batches_by_length(d, opts, rows);
+  const size_t count = batches.size();
   // Rank r takes batches r, r+P, ...; the sums are added over the ranks.
   std::vector<double> sums = {0, 0, 0};  // loss * predictions, correct, predictions
   for (size_t k = size_t(dist::rank()); k < count; k += size_t(dist::size())) {
