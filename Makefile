@@ -3,7 +3,7 @@
 CXX      ?= g++
 BUILD    ?= build
 # A portable baseline: x86-64-v2 (SSE4.2, every x86-64 since 2009) runs on any
-# machine a binary is copied to; the hot row kernels (autograd/vecmath.cpp) are
+# machine a binary is copied to; the hot row kernels (autograd/runtime/vecmath.cpp) are
 # built for SSE4, AVX2 and AVX-512 too and picked at run time (Highway), and
 # OpenBLAS dispatches itself.  -march=native is a local build that may crash elsewhere.
 OPT      ?= -O3 -march=x86-64-v2 -mtune=generic
@@ -26,8 +26,9 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 endif
 
-LIB_SRC  := $(wildcard autograd/*.cpp nn/*.cpp attention/*.cpp mlp_mixer/*.cpp data/*.cpp train/*.cpp train/tasks/*.cpp)
-LIB_SRC  := $(filter-out train/main.cpp train/bench_core.cpp $(SKIP),$(LIB_SRC))
+LIB_SRC  := $(wildcard autograd/*.cpp autograd/runtime/*.cpp nn/*.cpp attention/*.cpp attention/*/*.cpp mlp_mixer/*.cpp \
+                      data/*.cpp data/*/*.cpp train/*.cpp train/*/*.cpp)
+LIB_SRC  := $(filter-out train/cli/main.cpp train/lab/bench_core.cpp $(SKIP),$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.cpp=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.cpp)
 TEST_BIN := $(TEST_SRC:tests/%.cpp=$(BUILD)/tests/%)
@@ -80,7 +81,7 @@ $(BUILD)/tests/%.o: CXXFLAGS := $(filter-out -O%,$(CXXFLAGS)) $(TEST_OPT)
 
 # The vector kernels fuse multiply-adds only where their code says MulAdd, so that
 # each one rounds as its scalar reference (tests/test_simd.cpp) on every target.
-$(BUILD)/autograd/vecmath.o: CXXFLAGS += -ffp-contract=off
+$(BUILD)/autograd/runtime/vecmath.o: CXXFLAGS += -ffp-contract=off
 
 # attnzoo --version and each LRA record name the commit it was built from, with
 # "-dirty" when tracked files differ from it: build/version.h is rewritten only
@@ -89,8 +90,8 @@ $(BUILD)/version.h: FORCE
 	@mkdir -p $(BUILD)
 	@printf '#define AZ_VERSION "0.1"\n#define AZ_GIT_COMMIT "%s"\n' "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || { git rev-parse HEAD >/dev/null 2>&1 && echo -dirty; })" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
-$(BUILD)/train/cli_main.o $(BUILD)/train/bench.o: $(BUILD)/version.h
-$(BUILD)/train/cli_main.o $(BUILD)/train/bench.o: CPPFLAGS += -I$(BUILD)
+$(BUILD)/train/cli/cli_main.o $(BUILD)/train/lab/bench.o: $(BUILD)/version.h
+$(BUILD)/train/cli/cli_main.o $(BUILD)/train/lab/bench.o: CPPFLAGS += -I$(BUILD)
 .PHONY: FORCE
 FORCE:
 
@@ -105,10 +106,10 @@ LINK_LIB = -Wl,--whole-archive $(LIB) -Wl,--no-whole-archive
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(BUILD)/tests/doctest_main.o $(LIB)
 	$(CXX) $(CXXFLAGS) $(filter %.o,$^) $(LINK_LIB) -o $@ $(LDLIBS)
 
-$(BUILD)/attnzoo: $(BUILD)/train/main.o $(LIB)
+$(BUILD)/attnzoo: $(BUILD)/train/cli/main.o $(LIB)
 	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
 
-$(BUILD)/bench_core: $(BUILD)/train/bench_core.o $(LIB)
+$(BUILD)/bench_core: $(BUILD)/train/lab/bench_core.o $(LIB)
 	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
 
 # examples/*.cpp: short programs on the C++ API (examples/README.md), linked
@@ -123,7 +124,7 @@ $(BUILD)/tests/test_examples: $(EXAMPLE_BIN)
 # attnzoo program and attnzoo.pc, whose --libs wraps the archive in
 # --whole-archive, so that `g++ my.cpp $$(pkg-config --cflags --libs attnzoo)` works.
 PREFIX  ?= /usr/local
-HEADERS := $(wildcard autograd/*.h nn/*.h attention/*.h mlp_mixer/*.h data/*.h train/*.h)
+HEADERS := $(wildcard autograd/*.h autograd/*/*.h nn/*.h attention/*.h attention/*/*.h mlp_mixer/*.h data/*.h data/*/*.h train/*.h train/*/*.h)
 VERSION := 0.1+g$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 install: $(LIB) $(BUILD)/attnzoo attnzoo.pc.in
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -142,7 +143,7 @@ $(BUILD)/mpi/distributed.o: train/distributed.cpp $(FLAGS_FILE) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(MPICXX) $(CPPFLAGS) $(CXXFLAGS) -DAZ_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -c $< -o $@
 
-$(BUILD)/attnzoo-mpi: $(BUILD)/train/main.o $(MPI_OBJ)
+$(BUILD)/attnzoo-mpi: $(BUILD)/train/cli/main.o $(MPI_OBJ)
 	$(MPICXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
 
 # ---- tests: every suite runs, the summary line counts them all ----------------
@@ -191,7 +192,7 @@ bench-core: $(BUILD)/bench_core
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJ:.o=.d) $(TEST_BIN:%=%.d) $(EXAMPLE_BIN:%=%.d) $(BUILD)/tests/doctest_main.d $(BUILD)/train/main.d $(BUILD)/train/bench_core.d
+-include $(LIB_OBJ:.o=.d) $(TEST_BIN:%=%.d) $(EXAMPLE_BIN:%=%.d) $(BUILD)/tests/doctest_main.d $(BUILD)/train/cli/main.d $(BUILD)/train/lab/bench_core.d
 -include $(BUILD)/mpi/distributed.d
 
 # ---- hardening: sanitizers and fuzzing ---------------------------------------------
@@ -220,8 +221,8 @@ FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -O1 -g1 -std=c++17 -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -Wno-unknown-pragmas -MMD -MP
-FUZZ_LIB_SRC := autograd/tensor.cpp autograd/vecmath.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
-                autograd/ops_shape.cpp nn/module.cpp $(wildcard data/*.cpp) train/checkpoint.cpp train/config.cpp train/safetensors.cpp \
+FUZZ_LIB_SRC := autograd/tensor.cpp autograd/runtime/vecmath.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
+                autograd/ops_shape.cpp nn/module.cpp $(wildcard data/*.cpp data/*/*.cpp) train/checkpoint.cpp train/config.cpp train/safetensors.cpp \
                 tests/fuzz/stb_impl.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(FUZZ_BUILD)/%.o)
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.cpp,%,$(wildcard tests/fuzz/fuzz_*.cpp))

@@ -1,7 +1,7 @@
 // The registry and the Attention defaults.
 #include "attention/attention.h"
 
-#include "attention/decode.h"
+#include "attention/decode/decode.h"
 
 #include <algorithm>
 #include <cmath>

@@ -16,7 +16,7 @@
 
 namespace az {
 
-class DecodeState;  // attention/decode.h
+class DecodeState;  // attention/decode/decode.h
 
 // A variant's own setting (window, block, buckets, features, ...).
 struct Knob {
@@ -53,7 +53,7 @@ class Attention : public Module {
   // For x [1,N,D]: the attention weights [H,N,N] the forward pass applies,
   // zero where nothing is computed.  Variants without such a matrix throw.
   virtual Tensor attention_weights(const Tensor& x, const Tensor& key_pad);
-  // Incremental decoding (attention/decode.h): a state fed one position at a
+  // Incremental decoding (attention/decode/decode.h): a state fed one position at a
   // time, or null (the default) when the variant has none: generation then
   // re-runs the whole prefix for every token.
   virtual std::unique_ptr<DecodeState> decoder();

@@ -21,7 +21,7 @@
 #include <algorithm>
 #include <map>
 
-#include "attention/blocksparse.h"
+#include "attention/kernels/blocksparse.h"
 
 namespace az {
 namespace {

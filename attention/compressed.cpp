@@ -13,8 +13,8 @@
 // no real position is excluded.  No causal form (a slot mixes later positions).
 #include <cmath>
 
-#include "attention/common.h"
-#include "attention/kernel_util.h"
+#include "attention/kernels/common.h"
+#include "attention/kernels/kernel_util.h"
 
 namespace az {
 namespace {

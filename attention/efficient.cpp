@@ -9,8 +9,8 @@
 // exactly row-stochastic (each row sums to sum_t rho_q_it = 1), but it is never
 // formed: rho_k(K)^T V is d x d, so the cost is N d^2 per head.  No causal form
 // (the softmax over positions sees every key).
-#include "attention/common.h"
-#include "attention/kernel_util.h"
+#include "attention/kernels/common.h"
+#include "attention/kernels/kernel_util.h"
 
 namespace az {
 namespace {

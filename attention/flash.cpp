@@ -12,7 +12,7 @@
 // Backward recomputes each tile's P = exp(S - L) and, with D = rowsum(dO * O),
 //     dV += P^T dO,  dS = P * (dO V^T - D),  dQ += dS K / sqrt(d),  dK += dS^T Q / sqrt(d).
 // Time is still N^2 d, memory N d.  Work runs in parallel over (batch, head);
-// each tile is the shared tile engine's (attention/tile.h): single-threaded GEMMs,
+// each tile is the shared tile engine's (attention/kernels/tile.h): single-threaded GEMMs,
 // vector row kernels, and attention dropout with full attention's mask.
 #include <cblas.h>
 #include <omp.h>
@@ -21,10 +21,10 @@
 #include <limits>
 #include <vector>
 
-#include "attention/common.h"
-#include "attention/decode.h"
+#include "attention/kernels/common.h"
+#include "attention/decode/decode.h"
 #include "attention/flash.h"
-#include "attention/tile.h"
+#include "attention/kernels/tile.h"
 #include "autograd/internal.h"
 
 namespace az {

@@ -6,8 +6,8 @@
 // other variant is measured against; keep it simple.
 #include <cmath>
 
-#include "attention/common.h"
-#include "attention/decode.h"
+#include "attention/kernels/common.h"
+#include "attention/decode/decode.h"
 
 namespace az {
 namespace {

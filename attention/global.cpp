@@ -19,7 +19,7 @@
 // rows and global columns, nothing else).
 #include <map>
 
-#include "attention/blocksparse.h"
+#include "attention/kernels/blocksparse.h"
 
 namespace az {
 namespace {

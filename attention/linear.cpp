@@ -9,9 +9,9 @@
 //   out_i = phi(q_i)^T (sum_j phi(k_j) v_j^T) / (phi(q_i)^T sum_j phi(k_j) + 1e-6),
 // both sums are computed once (non-causal) or as prefix sums (causal), so the
 // cost is N d^2 per head in time and N d in memory.
-#include "attention/common.h"
-#include "attention/decode.h"
-#include "attention/kernel_util.h"
+#include "attention/kernels/common.h"
+#include "attention/decode/decode.h"
+#include "attention/kernels/kernel_util.h"
 
 namespace az {
 namespace {

@@ -15,8 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention/common.h"
-#include "attention/kernel_util.h"
+#include "attention/kernels/common.h"
+#include "attention/kernels/kernel_util.h"
 
 namespace az {
 namespace {

@@ -13,8 +13,8 @@
 // every query sees the same number of keys wherever it sits in its block.
 #include <map>
 
-#include "attention/blocksparse.h"
-#include "attention/decode.h"
+#include "attention/kernels/blocksparse.h"
+#include "attention/decode/decode.h"
 
 namespace az {
 namespace {

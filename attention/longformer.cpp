@@ -20,8 +20,8 @@
 // character-level model does; global tokens, which read every position, have none.
 #include <map>
 
-#include "attention/blocksparse.h"
-#include "attention/decode.h"
+#include "attention/kernels/blocksparse.h"
+#include "attention/decode/decode.h"
 
 namespace az {
 namespace {

@@ -23,7 +23,7 @@
 // extra last bucket, so they sort to the end and do not crowd real chunks.
 #include <cmath>
 
-#include "attention/cluster_util.h"
+#include "attention/kernels/cluster_util.h"
 
 namespace az {
 

@@ -19,9 +19,9 @@
 // The paper's optional recency gate is not implemented.
 #include <cstring>
 
-#include "attention/common.h"
-#include "attention/decode.h"
-#include "attention/kernel_util.h"
+#include "attention/kernels/common.h"
+#include "attention/decode/decode.h"
+#include "attention/kernels/kernel_util.h"
 
 namespace az {
 namespace {

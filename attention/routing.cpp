@@ -27,7 +27,7 @@
 
 #include <cblas.h>
 
-#include "attention/cluster_util.h"
+#include "attention/kernels/cluster_util.h"
 
 namespace az {
 

@@ -15,8 +15,8 @@
 // by w so the cost stays linear (the paper's unbounded version costs N*N/s).
 #include <map>
 
-#include "attention/blocksparse.h"
-#include "attention/decode.h"
+#include "attention/kernels/blocksparse.h"
+#include "attention/decode/decode.h"
 
 namespace az {
 namespace {

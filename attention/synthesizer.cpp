@@ -19,9 +19,9 @@
 #include <cmath>
 #include <utility>
 
-#include "attention/common.h"
-#include "attention/decode.h"
-#include "attention/kernel_util.h"
+#include "attention/kernels/common.h"
+#include "attention/decode/decode.h"
+#include "attention/kernels/kernel_util.h"
 
 namespace az {
 namespace {

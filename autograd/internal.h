@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "autograd/tensor.h"
-#include "autograd/vecmath.h"
+#include "autograd/runtime/vecmath.h"
 
 namespace az {
 
@@ -50,7 +50,7 @@ inline AxisView axis_view(const Shape& s, int axis) {
   return v;
 }
 
-// fast_exp, fast_tanh, fast_gelu (scalar) and the dispatched vector kernels: autograd/vecmath.h.
+// fast_exp, fast_tanh, fast_gelu (scalar) and the dispatched vector kernels: autograd/runtime/vecmath.h.
 
 // x's gradient buffer for a backward that writes every element of it: when x has
 // none yet it is allocated without the zeroing pass and `fresh` is set (write, do

@@ -33,7 +33,7 @@ except ImportError:
 
 # OpenBLAS 0.3.21 does not know newer CPUs (Sapphire Rapids) and falls back to
 # its Prescott (SSE3) kernels; attnzoo then runs itself with OPENBLAS_CORETYPE
-# set (train/bench.cpp), so PyTorch, on the same OpenBLAS, must get the same
+# set (train/lab/bench.cpp), so PyTorch, on the same OpenBLAS, must get the same
 # kernels, or it runs at half its rate (measured: local at 4K, 1.14 against
 # 2.25-2.51 steps/s).  The same rule as attnzoo's; an explicit value wins.
 if "OPENBLAS_CORETYPE" not in os.environ:

@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <string>
 #include "data/batcher.h"
-#include "data/listops.h"
-#include "data/retrieval.h"
-#include "data/text.h"
+#include "data/listops/listops.h"
+#include "data/retrieval/retrieval.h"
+#include "data/text/text.h"
 using namespace az;
 void report(const char* name, const Dataset& d, int batch, int max_len) {
   BatchOptions o; o.batch = batch; o.max_len = max_len;

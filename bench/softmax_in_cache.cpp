@@ -1,6 +1,6 @@
 // In-cache timings of the row max and the softmax forward op (64 x 1024 floats,
 // L2-resident), one thread, best of 2000 / 300, on every SIMD target this CPU has:
-// the figures behind autograd/vecmath.cpp's four running maxima.  After make:
+// the figures behind autograd/runtime/vecmath.cpp's four running maxima.  After make:
 //   g++ -O2 -std=c++17 -fopenmp -I. bench/softmax_in_cache.cpp -Wl,--whole-archive build/libattnzoo.a \
 //     -Wl,--no-whole-archive -o /tmp/sm -lxsmm -lopenblas -lhwy -lstb -lz -lfftw3f -lpthread -ldl && OMP_NUM_THREADS=1 /tmp/sm
 #include <chrono>
@@ -9,7 +9,7 @@
 #include <vector>
 #include <string>
 #include "autograd/ops.h"
-#include "autograd/vecmath.h"
+#include "autograd/runtime/vecmath.h"
 using namespace az;
 static double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 int main() {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "data/listops.h"
+#include "data/listops/listops.h"
 #include "train/checkpoint.h"
 #include "train/model.h"
 

@@ -16,8 +16,8 @@
 // x + gmlp(LN(x)) and skips its FFN.  Lengths: W_s and b are sized for
 // --seq-len (max_len) and their leading N x N / N part is used.  Padding:
 // padded rows of LN(Z2) are zeroed, i.e. the padded columns of W_s are not used.
-#include "attention/common.h"
-#include "attention/decode.h"
+#include "attention/kernels/common.h"
+#include "attention/decode/decode.h"
 
 namespace az {
 namespace {

@@ -29,7 +29,7 @@
 // i depends only on positions <= i.  Cost O(N^2 D) per example, like gMLP's;
 // --token_hidden must then be 0 (= --seq-len).  Decoding re-runs the prefix.
 #include "attention/attention.h"
-#include "attention/common.h"
+#include "attention/kernels/common.h"
 #include "mlp_mixer/token_mlp.h"
 
 namespace az {

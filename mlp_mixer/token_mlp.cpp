@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "attention/tile.h"
+#include "attention/kernels/tile.h"
 #include "autograd/internal.h"
 
 namespace az {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "attention/common.h"
+#include "attention/kernels/common.h"
 #include "autograd/gradcheck.h"
 
 namespace az::testing {

@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "train/commands.h"
+#include "train/cli/commands.h"
 
 int main(int argc, char** argv) {
   if (std::getenv("AZ_TEST_AS_CLI")) return az::cli_main(argc, argv);

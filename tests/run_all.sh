@@ -5,7 +5,7 @@
 # directories, see tests/util.h); their reports still come in the order given.
 passed=0; failed=0; status=0
 # Sleeping rather than spinning OpenMP threads: spinning collapses when the
-# machine is shared (see prefer_passive_waiting in train/main.cpp).
+# machine is shared (see prefer_passive_waiting in train/cli/main.cpp).
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 jobs=${TEST_JOBS:-1}
 case "$jobs" in ''|*[!0-9]*|0) echo "run_all.sh: TEST_JOBS=$jobs: expected a whole number >= 1"; exit 2 ;; esac

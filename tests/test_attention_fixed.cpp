@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "attention/blocksparse.h"
+#include "attention/kernels/blocksparse.h"
 #include "tests/attention_check.h"
 
 using namespace az;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/cluster_util.h"
+#include "attention/kernels/cluster_util.h"
 #include "tests/attention_check.h"
 
 using namespace az;
@@ -620,7 +620,7 @@ TEST_CASE("an example that is all padding, or a single real token, stays finite 
 
 #include <omp.h>
 
-#include "data/listops.h"
+#include "data/listops/listops.h"
 #include "nn/optim.h"
 #include "train/model.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/kernel_util.h"
+#include "attention/kernels/kernel_util.h"
 #include "tests/attention_check.h"
 
 using namespace az;

@@ -1,4 +1,4 @@
-// The attention tile engine (attention/tile.h) through its four users: flash,
+// The attention tile engine (attention/kernels/tile.h) through its four users: flash,
 // softmax_attention, sparse_attention and chunk_attention each equal a dense
 // reference built from plain ops -- outputs and the gradients of q, k and v --
 // with padding, causal masks, ragged tiles and attention dropout, whose mask is
@@ -6,11 +6,11 @@
 #include <cmath>
 #include <functional>
 
-#include "attention/blocksparse.h"
-#include "attention/cluster_util.h"
+#include "attention/kernels/blocksparse.h"
+#include "attention/kernels/cluster_util.h"
 #include "attention/flash.h"
-#include "attention/kernel_util.h"
-#include "attention/tile.h"
+#include "attention/kernels/kernel_util.h"
+#include "attention/kernels/tile.h"
 #include "tests/attention_check.h"
 
 using namespace az;

@@ -1,4 +1,4 @@
-// The textbook (train/docs.cpp, docs/models/): every registered model has a
+// The textbook (train/lab/docs.cpp, docs/models/): every registered model has a
 // generated page with every section, the index links every page, and every
 // figure or file a page refers to exists; `attnzoo docs` writes such a page;
 // the pattern pictures' own settings leave entries out where the registry's
@@ -14,8 +14,8 @@
 
 #include "attention/attention.h"
 #include "tests/util.h"
-#include "train/commands.h"
-#include "train/pattern.h"
+#include "train/cli/commands.h"
+#include "train/lab/pattern.h"
 
 using namespace az;
 using namespace az::test;

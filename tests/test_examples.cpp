@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "data/listops.h"
+#include "data/listops/listops.h"
 #include "train/checkpoint.h"
 #include "train/model.h"
 #include "tests/util.h"

@@ -12,7 +12,7 @@
 #include <set>
 
 #include "tests/util.h"
-#include "train/commands.h"
+#include "train/cli/commands.h"
 #include "train/safetensors.h"
 #include "train/trainer.h"
 #define AZ_FUZZ_NO_MAIN

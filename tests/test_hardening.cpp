@@ -35,7 +35,7 @@
 #include "tests/fuzz/fuzz_safetensors.cpp"
 #include "tests/fuzz/fuzz_tar.cpp"
 #include "tests/fuzz/fuzz_text.cpp"
-#include "data/image_folder.h"
+#include "data/images/image_folder.h"
 #include "train/trainer.h"
 #include "tests/util.h"
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "data/idx.h"
-#include "data/image_folder.h"
+#include "data/images/idx.h"
+#include "data/images/image_folder.h"
 #include "tests/util.h"
 
 using namespace az;

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <set>
 
-#include "data/listops.h"
+#include "data/listops/listops.h"
 #include "tests/util.h"
 
 using namespace az;

@@ -13,10 +13,10 @@
 #include <set>
 #include <sys/wait.h>
 
-#include "attention/common.h"
-#include "data/lm_corpus.h"
-#include "data/ngram.h"
-#include "train/commands.h"
+#include "attention/kernels/common.h"
+#include "data/lm/lm_corpus.h"
+#include "data/lm/ngram.h"
+#include "train/cli/commands.h"
 #include "train/generate.h"
 #include "train/tasks.h"
 #include "train/trainer.h"

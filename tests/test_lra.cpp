@@ -20,9 +20,9 @@
 #include <map>
 #include <sstream>
 
-#include "data/text.h"  // SplitMix64
+#include "data/text/text.h"  // SplitMix64
 #include "train/checkpoint.h"
-#include "train/lra.h"
+#include "train/lab/lra.h"
 #include "tests/util.h"
 
 using namespace az;

@@ -1,8 +1,8 @@
-// Pathfinder, both styles.  Cut (data/pathfinder.h): the label agrees with what
+// Pathfinder, both styles.  Cut (data/pathfinder/pathfinder.h): the label agrees with what
 // the pixels say (markers found and traced from the image alone) and with the
 // generator's record; classes are balanced; neither ink nor marker positions
 // give the label away; deterministic; PNG folders read back.  LRA (Linsley's
-// generator, data/pathfinder_lra.h): each target is one drawn curve, the
+// generator, data/pathfinder/pathfinder_lra.h): each target is one drawn curve, the
 // markers sit on its ends, one curve holds both exactly when the label is 1;
 // deterministic; the styles share no state.  Shortcut baselines: ~50% on the
 // cut style, a figure on LRA's, and they find shortcuts planted on purpose.
@@ -28,11 +28,11 @@
 #include <fstream>
 
 #include "autograd/tensor.h"
-#include "data/image_folder.h"
-#include "data/lra_pathfinder_layout.h"
-#include "data/pathfinder.h"
-#include "data/pathfinder_baselines.h"
-#include "data/pathfinder_style.h"
+#include "data/images/image_folder.h"
+#include "data/pathfinder/lra_pathfinder_layout.h"
+#include "data/pathfinder/pathfinder.h"
+#include "data/pathfinder/pathfinder_baselines.h"
+#include "data/pathfinder/pathfinder_style.h"
 #include "tests/util.h"
 
 using namespace az;

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "data/image_folder.h"
+#include "data/images/image_folder.h"
 #include "train/trainer.h"
 #include "tests/util.h"
 

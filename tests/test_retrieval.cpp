@@ -14,8 +14,8 @@
 #include <map>
 #include <set>
 
-#include "data/retrieval.h"
-#include "data/text.h"
+#include "data/retrieval/retrieval.h"
+#include "data/text/text.h"
 #include "tests/util.h"
 
 namespace fs = std::filesystem;

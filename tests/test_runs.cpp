@@ -17,7 +17,7 @@
 
 #include "autograd/tensor.h"
 #include "nn/optim.h"
-#include "data/image_folder.h"
+#include "data/images/image_folder.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "tests/util.h"

@@ -1,4 +1,4 @@
-// vecmath (autograd/vecmath.h): every vector kernel against its scalar
+// vecmath (autograd/runtime/vecmath.h): every vector kernel against its scalar
 // reference, on every Highway target this machine runs (restrict_to each in
 // turn), at lengths around each lane count, with NaN, +-Inf and the exp
 // clamp's edges among the inputs.  Elementwise results agree to 1e-6
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "autograd/vecmath.h"
-#include "attention/kernel_util.h"
+#include "autograd/runtime/vecmath.h"
+#include "attention/kernels/kernel_util.h"
 
 using namespace az;
 
@@ -259,7 +259,7 @@ TEST_CASE("softmax, layer norm, GELU, sigmoid and ELU ops give the same values a
   vec::restrict_to(0);
 }
 
-// The feature maps of attention/kernel_util.cpp (FAVOR+, elu + 1, softmax over positions) run
+// The feature maps of attention/kernels/kernel_util.cpp (FAVOR+, elu + 1, softmax over positions) run
 // their exps through the vector kernels; here each equals the scalar loop it replaced.
 TEST_CASE("favor, elu + 1 and softmax over positions equal their former scalar loops on every target") {
   Rng rng(11);

@@ -14,9 +14,9 @@
 #include <fstream>
 
 #include "autograd/gradcheck.h"
-#include "data/idx.h"
-#include "data/listops.h"
-#include "train/lra.h"
+#include "data/images/idx.h"
+#include "data/listops/listops.h"
+#include "train/lab/lra.h"
 #include "train/tasks.h"
 #include "train/trainer.h"
 #include "tests/util.h"

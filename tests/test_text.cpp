@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "data/spam_assassin.h"
-#include "data/text.h"
+#include "data/text/spam_assassin.h"
+#include "data/text/text.h"
 #include "tests/util.h"
 #include "train/tasks.h"
 

@@ -13,7 +13,7 @@
 #include <fstream>
 
 #include "autograd/gradcheck.h"
-#include "data/listops.h"
+#include "data/listops/listops.h"
 #include "train/trainer.h"
 #include "tests/util.h"
 

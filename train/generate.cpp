@@ -17,10 +17,10 @@
 #include <cstdio>
 #include <numeric>
 
-#include "data/lm_corpus.h"
+#include "data/lm/lm_corpus.h"
 #include "train/checkpoint.h"
 #include "train/cli.h"
-#include "train/commands.h"
+#include "train/cli/commands.h"
 #include "train/tasks.h"
 #include "train/trainer.h"
 

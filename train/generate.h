@@ -1,17 +1,17 @@
 // Generation from a language model (the lm task's token head): a decoder that
 // feeds one byte at a time and returns the logits of the next, and sampling
 // (temperature, top-k, top-p).  Each layer keeps the decoding state of its
-// variant (attention/decode.h: a KV cache, a window of it, the recurrent
+// variant (attention/decode/decode.h: a KV cache, a window of it, the recurrent
 // state S, z, ...); a variant without one re-runs the whole prefix per token, and
 // `method()` says which.  `attnzoo generate` (train/generate.cpp) and
-// `attnzoo bench-generate` (train/bench_generate.cpp) use it.
+// `attnzoo bench-generate` (train/lab/bench_generate.cpp) use it.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "attention/decode.h"
+#include "attention/decode/decode.h"
 #include "train/model.h"
 
 namespace az {

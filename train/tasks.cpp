@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "data/image_folder.h"
+#include "data/images/image_folder.h"
 
 namespace az {
 

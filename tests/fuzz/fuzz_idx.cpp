@@ -1,9 +1,9 @@
-// Fuzzes the IDX reader (data/idx.cpp): read_idx of every rank, and
+// Fuzzes the IDX reader (data/images/idx.cpp): read_idx of every rank, and
 // load_idx_pair on an image file and a label file cut from one input.
 // Input: a mode byte, then bytes.  Mode bit 7: write the bytes gzip'd (so
 // mutations reach the IDX parser behind zlib); bits 0-1: the rank asked for;
 // bit 2: treat the input as an image file + label file split at the middle.
-#include "data/idx.h"
+#include "data/images/idx.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace fuzz_idx {

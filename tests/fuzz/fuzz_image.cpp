@@ -1,10 +1,10 @@
-// Fuzzes image decoding through stb_image (data/image_folder.cpp) along the
+// Fuzzes image decoding through stb_image (data/images/image_folder.cpp) along the
 // path the image-folder task takes: load_image_folder on a two-class tree
 // whose images are the input, as grey or RGB, kept or resized.
 // Input: a mode byte, then the image file.  Mode bit 0: 3 channels; bit 1:
 // resize to 7x7; bits 2-3: the file extension (png, jpg, bmp, jpeg; stb
 // sniffs the format from the bytes, not the name).
-#include "data/image_folder.h"
+#include "data/images/image_folder.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace fuzz_image {

@@ -1,6 +1,6 @@
-// Fuzzes ListOps reading (data/listops.cpp): the TSV reader on the whole
+// Fuzzes ListOps reading (data/listops/listops.cpp): the TSV reader on the whole
 // input, and the tokeniser and reference evaluator on its first line.
-#include "data/listops.h"
+#include "data/listops/listops.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace fuzz_listops {

@@ -1,7 +1,7 @@
-// Fuzzes LRA Pathfinder metadata reading (data/lra_pathfinder_layout.cpp):
+// Fuzzes LRA Pathfinder metadata reading (data/pathfinder/lra_pathfinder_layout.cpp):
 // the parser on the raw bytes (text lines, or NumPy when the input starts
 // with the .npy magic), and the file reader on the same bytes from disk.
-#include "data/lra_pathfinder_layout.h"
+#include "data/pathfinder/lra_pathfinder_layout.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace fuzz_pathfinder_meta {

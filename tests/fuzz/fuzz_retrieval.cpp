@@ -10,7 +10,7 @@
 #include <fstream>
 #include <vector>
 
-#include "data/retrieval.h"
+#include "data/retrieval/retrieval.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace fuzz_retrieval {

@@ -1,11 +1,11 @@
-// Fuzzes the gzip+tar reader (data/spam_assassin.cpp) and what the corpus
+// Fuzzes the gzip+tar reader (data/text/spam_assassin.cpp) and what the corpus
 // preparation does with its entries: read_tar_gz on every entry, then, with
 // mode bit 0, the whole prepare_spam_assassin_from_tarball into a scratch
 // folder (group names, header stripping, de-duplication, the split).
 // Input: a mode byte, then the archive.  Mode bit 7: gzip the archive first.
 #include <vector>
 
-#include "data/spam_assassin.h"
+#include "data/text/spam_assassin.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace fuzz_tar {

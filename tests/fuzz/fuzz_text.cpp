@@ -1,4 +1,4 @@
-// Fuzzes byte-level text loading (data/text.cpp) through load_text, the entry
+// Fuzzes byte-level text loading (data/text/text.cpp) through load_text, the entry
 // point the Text task uses: a TSV file, a folder of split TSV files, or a
 // folder-per-class tree, all built from one input in a scratch folder.
 // Input: a mode byte, then bytes.
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <vector>
 
-#include "data/text.h"
+#include "data/text/text.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace fuzz_text {

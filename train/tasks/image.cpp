@@ -1,10 +1,10 @@
 // Tasks `image` and `image-folder`: image classification, one token per pixel
 // (LRA's Image task: CIFAR-10 grey pixels; here Fashion-MNIST, which Debian
 // ships) or one per P x P patch.  `image` reads the installed Fashion-MNIST
-// IDX files (55K/5K/10K, data/idx.h); `image-folder` reads the user's
-// root/<class>/*.png|jpg|bmp (data/image_folder.h), grey or RGB, resized on request.
-#include "data/idx.h"
-#include "data/image_folder.h"
+// IDX files (55K/5K/10K, data/images/idx.h); `image-folder` reads the user's
+// root/<class>/*.png|jpg|bmp (data/images/image_folder.h), grey or RGB, resized on request.
+#include "data/images/idx.h"
+#include "data/images/image_folder.h"
 #include <cmath>
 #include <cstdio>
 

@@ -1,11 +1,11 @@
-// Task `listops`: LRA's ListOps (data/listops.h): nested MIN/MAX/MED/SM
+// Task `listops`: LRA's ListOps (data/listops/listops.h): nested MIN/MAX/MED/SM
 // expressions, one token per symbol, the value 0-9 as the class.  Generated
 // in memory from the seed (a small default, or LRA's sizes with --preset lra),
 // or LRA's TSV files read with --data DIR.  The model's length fits the
 // longest expression: a --seq-len shorter than one is refused, never cut.
 #include <cstdio>
 
-#include "data/listops.h"
+#include "data/listops/listops.h"
 #include "train/cli.h"
 #include "train/tasks.h"
 

@@ -4,7 +4,7 @@
 // The model is always causal (--causal is implied; a model without a causal
 // form is refused, saying why).
 //
-// Data (data/lm_corpus.h): by default Debian's `fortunes` (fortune(6)'s
+// Data (data/lm/lm_corpus.h): by default Debian's `fortunes` (fortune(6)'s
 // databases: about 2.5 MB of quotations, jokes and definitions, plain English
 // text, a package `make deps` installs), or the user's --data FILE|DIR.  The
 // text is cut into three contiguous ranges, train | validation | test (the last
@@ -12,7 +12,7 @@
 // bytes (default 128): no text is shared between splits, and nothing is cut
 // except that the first byte of each split is context only.
 //
-// Baselines (data/ngram.h), fit on the training range and printed beside
+// Baselines (data/lm/ngram.h), fit on the training range and printed beside
 // every result: the unigram model (its entropy on train, its bits on the
 // split) and a smoothed byte n-gram, the order of 3..5 chosen on validation.
 // The n-gram sees up to 4 bytes before every predicted byte, also across the
@@ -21,9 +21,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "data/lm_corpus.h"
-#include "data/ngram.h"
-#include "data/text.h"
+#include "data/lm/lm_corpus.h"
+#include "data/lm/ngram.h"
+#include "data/text/text.h"
 #include "train/tasks.h"
 
 namespace az {

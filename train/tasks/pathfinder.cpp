@@ -1,6 +1,6 @@
 // Task `pathfinder`: LRA's long-range spatial task (Linsley et al. 2018):
 // are the two markers on one dashed path?  32x32 = 1024 pixel tokens, 2
-// classes.  Generated from the seed in one of two styles (data/pathfinder_style.h):
+// classes.  Generated from the seed in one of two styles (data/pathfinder/pathfinder_style.h):
 // `lra`, Linsley's snakes2.py with LRA's Pathfinder-32 arguments (the default:
 // LRA's data in law, its marker-position shortcut included), or `cut`, our
 // shortcut-free control.  --data reads LRA's released layout (imgs/ with
@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "data/lra_pathfinder_layout.h"
-#include "data/pathfinder_baselines.h"
-#include "data/pathfinder_style.h"
+#include "data/pathfinder/lra_pathfinder_layout.h"
+#include "data/pathfinder/pathfinder_baselines.h"
+#include "data/pathfinder/pathfinder_style.h"
 #include "train/cli.h"
 #include "train/tasks.h"
 

@@ -1,7 +1,7 @@
 // Task `retrieval`: LRA's Retrieval (Tay et al. 2021, section 3.3): are two
 // byte-level documents linked?  One shared encoder reads both; the pair head
 // classifies [u, v, u*v, u-v] (train/model.h).  Default corpus: the SEE ALSO
-// links between the man pages Debian ships (data/retrieval.h: links stripped
+// links between the man pages Debian ships (data/retrieval/retrieval.h: links stripped
 // from the text, negatives matched in section and length, splits that share
 // no document).  --data reads LRA's own TSV files (label, id1, id2, text1,
 // text2).  Documents are cut to --seq-len bytes (default 1024 here; LRA and
@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "data/retrieval.h"
-#include "data/text.h"
+#include "data/retrieval/retrieval.h"
+#include "data/text/text.h"
 #include "train/cli.h"
 #include "train/tasks.h"
 

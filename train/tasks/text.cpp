@@ -1,18 +1,18 @@
 // Task `text`: byte-level document classification (LRA's Text task), one
-// token per byte (data/text.h).  Default corpus: the Spam Assassin mail
+// token per byte (data/text/text.h).  Default corpus: the Spam Assassin mail
 // bodies (ham or spam), fetched once with npm; --data reads the user's class
 // folders or TSV.  Documents longer than --seq-len (default 1024 bytes) are
 // cut to it, as LRA cuts, and the run says how many.  The LRA harness's data
 // step also writes what a document gives away unread (majority, length only,
-// bag of bytes: data/text_baselines.cpp) as the Text rows of its table; a
+// bag of bytes: data/text/text_baselines.cpp) as the Text rows of its table; a
 // training run prints the same three first (--baselines 0: not).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
-#include "data/image_folder.h"  // carve_split
-#include "data/spam_assassin.h"
-#include "data/text.h"
+#include "data/images/image_folder.h"  // carve_split
+#include "data/text/spam_assassin.h"
+#include "data/text/text.h"
 #include "train/cli.h"
 #include "train/tasks.h"
 

@@ -1,0 +1,135 @@
+// `attnzoo bench` (see bench.h).
+#include "train/lab/bench.h"
+
+#include <cblas.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <vector>
+
+#include "autograd/runtime/vecmath.h"
+
+#include "nn/optim.h"
+#include "train/lab/plot.h"  // json_quote
+#include "version.h"  // AZ_GIT_COMMIT, written by the Makefile into the build directory
+
+namespace az {
+
+namespace {
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+double peak_rss_mb() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_maxrss) / 1024.0;
+}
+
+std::string blas_core() { return openblas_get_corename(); }
+std::string simd_target() { return vec::current_target(); }
+std::string build_commit() { return AZ_GIT_COMMIT; }
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, name = "unknown CPU", family, model;
+  auto value = [&] {  // the text after "key<TAB>: ", or "" when there is none
+    size_t v = line.find_first_not_of(" \t", line.find(':') + 1);
+    return v == std::string::npos ? std::string() : line.substr(v);
+  };
+  while (std::getline(in, line) && line.find(':') != std::string::npos) {  // the first processor's block
+    if (line.rfind("model name", 0) == 0) name = value();
+    else if (line.rfind("cpu family", 0) == 0) family = value();
+    else if (line.rfind("model\t", 0) == 0) model = value();
+  }
+  if (!family.empty() && !model.empty()) name += " (family " + family + " model " + model + ")";
+  return name;
+}
+
+const char* blas_core_override() {
+  if (std::getenv("OPENBLAS_CORETYPE") || blas_core() != "Prescott") return nullptr;
+  std::string t = simd_target();
+  return t == "AVX3" ? "SkylakeX" : t == "AVX2" ? "Haswell" : nullptr;
+}
+
+void reexec_if_blas_core_unknown(char** argv) {
+  const char* want = blas_core_override();
+  if (!want) return;
+  std::fprintf(stderr, "note: OpenBLAS does not know this CPU and chose its Prescott (SSE3) kernels; "
+               "running again with OPENBLAS_CORETYPE=%s (set OPENBLAS_CORETYPE to choose)\n", want);
+  setenv("OPENBLAS_CORETYPE", want, 1);
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "note: execv /proc/self/exe failed; going on with the Prescott kernels\n");
+}
+
+double sgemm_peak_gflops(int n, int reps) {
+  std::vector<float> a(size_t(n) * n, 0.5f), b(size_t(n) * n, 0.25f), c(size_t(n) * n, 0.0f);
+  double best = 0;
+  for (int r = 0; r < reps; ++r) {
+    double t0 = now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    double dt = now() - t0;
+    best = std::max(best, 2.0 * n * double(n) * n / dt / 1e9);
+  }
+  return best;
+}
+
+BenchResult run_bench(const BenchConfig& bc) {
+  ModelConfig mc = bc.model;
+  mc.vocab = 257;
+  mc.num_classes = 10;
+  mc.dropout = 0.0f;
+  global_rng().seed_with(1);
+  SequenceClassifier model(mc);
+  Adam opt(model.named_parameters(), 0.9f, 0.98f, 1e-9f, 0.01f, true);
+  Batch b;
+  b.B = int(bc.batch);
+  b.N = int(mc.max_len);
+  Rng r(3);
+  for (int64_t i = 0; i < bc.batch * mc.max_len; ++i) b.tokens.push_back(int32_t(1 + r.randint(256)));
+  b.pad_mask.assign(b.tokens.size(), 0.0f);
+  for (int64_t i = 0; i < bc.batch; ++i) b.labels.push_back(int32_t(r.randint(10)));
+  auto step = [&]() {
+    Tensor loss = cross_entropy(model.forward(b), IntTensor({b.B}, b.labels));
+    opt.zero_grad();
+    loss.backward();
+    clip_grad_norm(opt.params(), 1.0f);
+    opt.step(1e-4f);
+  };
+  for (int64_t i = 0; i < bc.warmup; ++i) step();
+  Profiler::reset();
+  Profiler::enabled = bc.profile;
+  reset_matmul_flops();
+  double t0 = now();
+  for (int64_t i = 0; i < bc.steps; ++i) step();
+  double dt = now() - t0;
+  Profiler::enabled = false;
+  BenchResult res;
+  res.peak_rss_mb = peak_rss_mb();
+  res.model_gflop_per_step = matmul_flops() / double(bc.steps) / 1e9;
+  res.steps_per_s = double(bc.steps) / dt;
+  res.tokens_per_s = res.steps_per_s * double(bc.batch * mc.max_len);
+  res.ms_per_step = 1e3 * dt / double(bc.steps);
+  res.gflops = res.model_gflop_per_step * res.steps_per_s;
+  res.sgemm_peak_gflops = sgemm_peak_gflops();
+  res.mfu = res.gflops / res.sgemm_peak_gflops;
+  char buf[1280];
+  std::snprintf(buf, sizeof buf,
+                "{\"model\": \"%s\", \"seq_len\": %lld, \"batch\": %lld, \"dim\": %lld, \"heads\": %lld, \"layers\": %lld, "
+                "\"ffn\": %lld, \"steps_per_s\": %.4f, \"tokens_per_s\": %.1f, \"ms_per_step\": %.2f, "
+                "\"peak_rss_mb\": %.1f, \"model_gflop_per_step\": %.3f, \"gflops\": %.2f, \"sgemm_peak_gflops\": %.1f, "
+                "\"mfu\": %.4f, \"blas_core\": \"%s\", \"simd\": \"%s\", \"cpu\": %s, \"build\": \"%s\"}",
+                mc.model.c_str(), (long long)mc.max_len, (long long)bc.batch, (long long)mc.dim, (long long)mc.heads,
+                (long long)mc.layers, (long long)mc.ffn, res.steps_per_s, res.tokens_per_s, res.ms_per_step,
+                res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu,
+                blas_core().c_str(), simd_target().c_str(), json_quote(cpu_name()).c_str(), build_commit().c_str());
+  res.json = buf;
+  return res;
+}
+
+}  // namespace az

@@ -1,0 +1,552 @@
+// `attnzoo docs --out DIR`: the textbook, one generated Markdown page per
+// registered model (attention_names()) and an index comparing the families.
+//
+// A page assembles around the variant's own file: its opening comment (read
+// from SRC/attention/NAME.cpp or SRC/mlp_mixer/NAME.cpp), its knobs from the
+// registry, the pattern picture (`attnzoo pattern`), a learned attention map
+// (a tiny ListOps run, then `attnzoo attnmap`), steps/s and peak memory
+// against N drawn from the committed bench records, and its row of the LRA
+// mini table.  Nothing is typed by hand: rerun `make docs` after a change.
+// Cost: one short training run per model with an attention matrix (about
+// 300 steps at dim 32; a few seconds each on one core), reused from RUNS when
+// its checkpoint is there; everything else reads records.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "attention/attention.h"
+#include "data/listops/listops.h"
+#include "train/lab/bench.h"
+#include "train/cli.h"
+#include "train/cli/commands.h"
+#include "train/lab/lra.h"
+#include "train/lab/pattern.h"
+#include "train/lab/plot.h"
+
+namespace az {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kFamilies[] = {"dense", "fixed", "learned", "low-rank/kernel", "attention-free"};
+const std::vector<int64_t> kLengths = {1024, 2048, 4096, 8192};
+
+struct DocsOptions {
+  std::string out, src, bench, lra, lra_bench, runs, bin, maps;
+  int64_t steps = 300, pattern_n = 64;
+  bool fresh = false;
+};
+
+std::string flag_of(const std::string& knob) {
+  std::string f = knob;
+  for (char& ch : f)
+    if (ch == '_') ch = '-';
+  return f;
+}
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+// Text for a Markdown table cell: a '|' would end the cell.
+std::string cell(const std::string& s) {
+  std::string r;
+  for (char ch : s) r += ch == '|' ? "\\|" : std::string(1, ch);
+  return r;
+}
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string r;
+  for (size_t i = 0; i < v.size(); ++i) r += (i ? sep : "") + v[i];
+  return r;
+}
+// "--block 8 --window 4": the picture settings as flags.
+std::string knob_flags(const std::map<std::string, double>& k) {
+  std::string r;
+  for (auto& [name, v] : k) r += " --" + flag_of(name) + " " + fmt("%g", v);
+  return r;
+}
+
+// The variant's source file and its opening comment, without the "// ".
+std::string opening_comment(const std::string& src, const std::string& name, std::string* file) {
+  for (const char* d : {"attention", "mlp_mixer"}) {
+    std::string rel = std::string(d) + "/" + name + ".cpp";
+    std::ifstream in(fs::path(src) / rel);
+    if (!in) continue;
+    *file = rel;
+    std::string line, text;
+    while (std::getline(in, line) && line.rfind("//", 0) == 0)
+      text += (line.size() > 2 && line[2] == ' ' ? line.substr(3) : line.substr(2)) + "\n";
+    return text;
+  }
+  fail("docs: no source file for model '" + name + "' (looked for " + src + "/attention/" + name + ".cpp and " + src +
+       "/mlp_mixer/" + name + ".cpp; --src names the source tree)");
+}
+
+// Does the variant have an N x N matrix of weights to show?  (mixer and fnet mix without one.)
+bool has_attention_matrix(const std::string& name, std::string* why) {
+  AttentionConfig c;
+  c.dim = 16, c.heads = 2, c.max_len = 16;
+  auto att = make_attention(name, c);
+  att->eval();
+  Rng rng(1);
+  try {
+    NoGradGuard ng;
+    att->attention_weights(Tensor::randn({1, 16, 16}, 1.0f, rng), Tensor());
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return false;
+  }
+  return true;
+}
+
+// The same ListOps example on every page: the first test example of 20 to 30
+// tokens, so its tokens fit on the axes.
+int64_t listops_example(int64_t* length) {
+  Splits s = generate_listops(listops_default());
+  for (size_t i = 0; i < s.test.size(); ++i)
+    if (s.test.seqs[i].size() >= 20 && s.test.seqs[i].size() <= 30) return *length = int64_t(s.test.seqs[i].size()), int64_t(i);
+  fail("docs: the default ListOps test split has no example of 20 to 30 tokens");
+}
+
+// ---- the attention map: a tiny ListOps run, then attnmap ------------------------------------
+struct MapResult {
+  std::string markdown;
+  bool failed = false;
+};
+
+MapResult map_section(const DocsOptions& o, const std::string& name, std::map<std::string, JsonObject>* records) {
+  MapResult r;
+  std::ostringstream md;
+  md << "## What it learned: attention on one ListOps example\n\n";
+  std::string why;
+  if (!has_attention_matrix(name, &why)) {
+    md << "`" << name << "` has no attention matrix to draw (its `attention_weights` says: *" << why
+       << "*): it mixes positions without a row of weights per query, so this page has no learned map; "
+          "the pattern above shows which positions it mixes.\n\n";
+    r.markdown = md.str();
+    return r;
+  }
+  int64_t len = 0, index = listops_example(&len);
+  std::map<std::string, double> knobs = picture_knobs(name, 32);
+  std::string run = o.runs + "/" + name, png = name + "-attnmap.png";
+  std::string train = "attnzoo train --task listops --model " + name + knob_flags(knobs) +
+                      " --dim 32 --heads 2 --layers 2 --ffn 64 --steps " + std::to_string(o.steps) + " --eval-every " +
+                      std::to_string(o.steps) + " --log-every 100 --seed 1 --out " + run;
+  std::string map = "attnzoo attnmap --ckpt " + run + "/best.ckpt --index " + std::to_string(index) + " --out " +
+                    (fs::path(o.out) / png).string();
+  if (o.maps == "train") {
+    // reuse the checkpoint only when maps.jsonl says it came from this very command
+    bool have = fs::exists(run + "/best.ckpt") && !o.fresh && records->count(name) &&
+                json_text((*records)[name], "train") == train;
+    std::fprintf(stderr, "docs: %s: %s\n", name.c_str(), have ? ("reusing " + run + "/best.ckpt").c_str() : train.c_str());
+    ChildResult cr;
+    if (!have) {
+      std::vector<std::string> argv = {o.bin};
+      std::istringstream words(train.substr(std::string("attnzoo ").size()));
+      for (std::string w; words >> w;) argv.push_back(w);
+      ChildOptions co;
+      co.env["OMP_NUM_THREADS"] = "1";
+      fs::create_directories(run);
+      co.stderr_path = run + "/docs-train.log";
+      co.stdout_path = "/dev/null";
+      cr = run_child(argv, co);
+      if (cr.exit_code != 0) {
+        std::string err = last_line(co.stderr_path);
+        std::fprintf(stderr, "docs: %s: the training run failed: %s\n", name.c_str(), err.c_str());
+        md << "The training run for the map failed: `" << err << "` (command below).\n\n";
+        r.failed = true;
+      }
+    }
+    if (!r.failed) {
+      JsonObject fin;
+      for (auto& row : read_jsonl(run + "/metrics.jsonl"))
+        if (row.count("final")) fin = row;
+      cmd_attnmap({"--ckpt", run + "/best.ckpt", "--index", std::to_string(index), "--out", (fs::path(o.out) / png).string()});
+      fs::remove(fs::path(o.out) / (name + "-attnmap.svg"));  // the PNG and its script are enough; the SVG is large
+      JsonObject rec;
+      rec["model"] = name;
+      rec["test_acc"] = json_text(fin, "test_acc", "");
+      rec["majority"] = json_text(fin, "majority_rate", json_text(fin, "majority", ""));
+      rec["steps"] = std::to_string(o.steps);
+      if (!have) rec["train_seconds"] = fmt("%.1f", cr.seconds), rec["cpu"] = cpu_name();
+      else if (records->count(name)) rec["train_seconds"] = json_text((*records)[name], "train_seconds"), rec["cpu"] = json_text((*records)[name], "cpu");
+      rec["train"] = train;
+      rec["attnmap"] = map;
+      (*records)[name] = rec;
+    }
+  }
+  if (!r.failed && fs::exists(fs::path(o.out) / png)) {
+    md << "![" << name << " attention weights on a ListOps example](" << png << ")\n\n";
+    auto it = records->find(name);
+    if (it != records->end()) {
+      const JsonObject& rec = it->second;
+      md << "A 2-layer, 2-head model of width 32 trained for " << json_text(rec, "steps") << " steps on the default ListOps task";
+      if (!json_text(rec, "test_acc").empty())
+        md << " reaches test accuracy " << json_text(rec, "test_acc") << " (majority class " << json_text(rec, "majority")
+           << ")";
+      if (!json_text(rec, "train_seconds").empty())
+        md << " in " << json_text(rec, "train_seconds") << " s on one thread of " << json_text(rec, "cpu") << " (a shared, busy machine)";
+      md << ". The picture is its attention on test example " << index << " (" << len
+         << " tokens; the same example on every page). Such a short run learns little of ListOps: read the map for "
+            "where the variant lets a query look and how the weights spread, not for a solution.\n\n";
+    } else {
+      md << "(No record of the run that drew this map in maps.jsonl.)\n\n";
+    }
+  } else if (!r.failed) {
+    md << "No map yet: run `attnzoo docs` with `--maps train`, or the commands below.\n\n";
+  }
+  md << "```sh\nOMP_NUM_THREADS=1 " << train << "\n" << map << "\n```\n\n";
+  r.markdown = md.str();
+  return r;
+}
+
+// ---- speed and memory against N, from the bench records -----------------------------------
+struct BenchRow {
+  double steps = 0, mb = 0;
+};
+using BenchTable = std::map<std::pair<std::string, int64_t>, BenchRow>;  // (model, N)
+
+BenchTable bench_table(const std::vector<JsonObject>& rows) {
+  BenchTable t;
+  for (auto& r : rows) {
+    if (r.count("error") || (r.count("status") && json_text(r, "status") != "ok")) continue;
+    if (r.count("kind") && json_text(r, "kind") != "bench") continue;
+    t[{json_text(r, "model"), int64_t(json_number(r, "seq_len", 0))}] = {json_number(r, "steps_per_s", 0), json_number(r, "peak_rss_mb", 0)};
+  }
+  return t;
+}
+
+// The slope of log(time per step) against log(N) between the two longest
+// measured N: there the fixed per-step work weighs least (1 = linear, 2 = quadratic).
+double time_exponent(const BenchTable& t, const std::string& model, int64_t* from, int64_t* to) {
+  const BenchRow *a = nullptr, *b = nullptr;
+  int64_t na = 0, nb = 0;
+  for (int64_t n : kLengths) {
+    auto it = t.find({model, n});
+    if (it == t.end() || it->second.steps <= 0) continue;
+    a = b, na = nb;
+    b = &it->second, nb = n;
+  }
+  *from = na, *to = nb;
+  if (!a || na == nb) return NAN;
+  return std::log(a->steps / b->steps) / std::log(double(nb) / double(na));
+}
+
+std::string bench_config(const std::vector<JsonObject>& rows, bool lra_bench) {
+  for (auto& r : rows) {
+    if (lra_bench && r.count("key")) {  // "bench --model M --seq-len N --batch 2 ...": keep the rest
+      std::istringstream in(json_text(r, "key"));
+      std::vector<std::string> w, keep;
+      for (std::string x; in >> x;) w.push_back(x);
+      for (size_t i = 1; i < w.size(); ++i)
+        if (w[i] == "--model" || w[i] == "--seq-len") ++i;
+        else keep.push_back(w[i]);
+      return join(keep, " ");
+    }
+    if (!lra_bench && r.count("batch"))
+      return "--batch " + json_text(r, "batch") + " --dim " + json_text(r, "dim") + " --heads " + json_text(r, "heads") +
+             " --layers " + json_text(r, "layers") + " --ffn " + json_text(r, "ffn");
+  }
+  return "";
+}
+
+std::string bench_section(const DocsOptions& o, const std::string& name, const BenchTable& vb, const BenchTable& lb,
+                          const std::string& vconf, const std::string& lconf) {
+  std::ostringstream md, data, body;
+  md << "## Speed and memory against N\n\n";
+  struct Series {
+    const BenchTable* t;
+    std::string model, title, style;
+  };
+  std::vector<Series> series = {{&vb, name, name + " (bench/variants.sh)", "lw 2 pt 7 lc rgb '#d62728'"},
+                                {&vb, "full", "full (bench/variants.sh)", "lw 1.5 pt 6 dt 2 lc rgb '#555555'"},
+                                {&lb, name, name + " (lra mini bench)", "lw 2 pt 5 lc rgb '#ff9896'"},
+                                {&lb, "full", "full (lra mini bench)", "lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa'"}};
+  if (name == "full") series = {series[0], series[2]};
+  std::vector<std::string> plots_s, plots_m;
+  for (size_t k = 0; k < series.size(); ++k) {
+    std::string rows;
+    for (int64_t n : kLengths) {
+      auto it = series[k].t->find({series[k].model, n});
+      if (it != series[k].t->end()) rows += std::to_string(n) + " " + fmt("%.6g", it->second.steps) + " " + fmt("%.6g", it->second.mb) + "\n";
+    }
+    if (rows.empty()) continue;
+    data << "$s" << k << " << EOD\n" << rows << "EOD\n";
+    std::string ref = "$s" + std::to_string(k);
+    plots_s.push_back(ref + " using 1:2 with linespoints " + series[k].style + " title " + gp_quote(series[k].title));
+    plots_m.push_back(ref + " using 1:3 with linespoints " + series[k].style + " notitle");
+  }
+  if (plots_s.empty()) {
+    md << "No bench record for `" << name << "` in " << o.bench << " or " << o.lra_bench << " yet.\n\n";
+    return md.str();
+  }
+  body << "set multiplot layout 1,2 title " << gp_quote(name + ": one training step against sequence length N") << "\n"
+       << "set logscale xy 2\nset xtics (\"1K\" 1024, \"2K\" 2048, \"4K\" 4096, \"8K\" 8192)\nset xrange [800:10000]\n"
+       << "set logscale y 10\nset grid\nset xlabel 'sequence length N'\nset bmargin 7\n"
+       << "set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 Left reverse samplen 2 font ',9'\n"
+       << "set ylabel 'steps per second'\nplot " << join(plots_s, ", ") << "\n"
+       << "set ylabel 'peak memory (MB)'\nunset key\nplot " << join(plots_m, ", ") << "\nunset multiplot";
+  draw_with_gnuplot(o.out, name + "-bench", data.str(), body.str(), 640, 360);
+  fs::remove(fs::path(o.out) / (name + "-bench.svg"));
+  md << "![" << name << ": steps/s and peak memory against N](" << name << "-bench.png)\n\n";
+  md << "| N | steps/s | vs full | peak MB | vs full |\n|---:|---:|---:|---:|---:|\n";
+  for (int64_t n : kLengths) {
+    auto it = vb.find({name, n}), f = vb.find({"full", n});
+    if (it == vb.end()) continue;
+    bool rel = f != vb.end() && f->second.steps > 0;
+    md << "| " << n << " | " << fmt("%.3f", it->second.steps) << " | " << (rel ? fmt("%.1fx", it->second.steps / f->second.steps) : "")
+       << " | " << fmt("%.0f", it->second.mb) << " | " << (rel ? fmt("%.2fx", it->second.mb / f->second.mb) : "") << " |\n";
+  }
+  int64_t e0 = 0, e1 = 0;
+  double e = time_exponent(vb, name, &e0, &e1);
+  md << "\nThe table is `bench/variants.sh` (`" << vconf << "`, random tokens, AdamW, each cell its own process; records in `"
+     << o.bench << "`)";
+  if (!std::isnan(e)) md << "; from N = " << e0 << " to " << e1 << " time per step grows as N^" << fmt("%.2f", e);
+  md << ". The pale lines are the LRA mini preset's bench (`" << lconf << "`, one thread; records in `" << o.lra_bench
+     << "`), which adds N = 2K. The records do not name their CPU: the README's speed section and `docs/lra/mini.md` "
+        "say where and when they were measured.\n\n"
+     << "```sh\nbench/variants.sh out.jsonl " << name << " \"1024 4096 8192\"\n"
+     << "OMP_NUM_THREADS=1 attnzoo bench --model " << name << " --seq-len 2048 " << lconf << "  # one cell of the mini bench\n```\n\n";
+  return md.str();
+}
+
+// ---- the LRA row ----------------------------------------------------------------------------
+// The mini preset's tasks that have records (a task added since the sweep has none yet).
+std::vector<std::string> lra_columns(const std::map<std::pair<std::string, std::string>, JsonObject>& cells) {
+  std::vector<std::string> v;
+  for (auto& t : lra_task_names(lra_preset("mini"))) {
+    bool any = false;
+    for (auto& [key, rec] : cells) any = any || key.second == t;
+    if (any) v.push_back(t);
+  }
+  return v;
+}
+
+double lra_average(const std::map<std::pair<std::string, std::string>, JsonObject>& cells, const std::string& model, int* n) {
+  double s = 0;
+  *n = 0;
+  for (auto& t : lra_columns(cells)) {
+    auto it = cells.find({model, t});
+    if (it != cells.end() && it->second.count("test_acc")) s += 100 * json_number(it->second, "test_acc", 0), ++*n;
+  }
+  return *n ? s / *n : NAN;
+}
+
+std::string lra_section(const DocsOptions& o, const std::string& name,
+                        const std::map<std::pair<std::string, std::string>, JsonObject>& cells) {
+  std::ostringstream md;
+  md << "## Long Range Arena, preset mini\n\n";
+  bool any = false;
+  for (auto& t : lra_columns(cells)) any = any || cells.count({name, t});
+  if (!any) {
+    md << "No record for `" << name << "` in `" << o.lra << "` (the mini sweep leaves out `flash`, which computes what "
+       << "`full` computes).\n\n```sh\nattnzoo lra --preset mini --models " << name << " --threads 1 --out runs/lra-mini\n```\n\n";
+    return md.str();
+  }
+  md << "Test accuracy (%) at the best validation step; the mean is over the tasks shown.\n\n| | ";
+  for (auto& t : lra_columns(cells)) md << t << " | ";
+  md << "mean |\n|---|";
+  for (size_t i = 0; i <= lra_columns(cells).size(); ++i) md << "---:|";
+  md << "\n";
+  auto row = [&](const std::string& label, const std::string& model, const char* key, double scale) {
+    md << "| " << label << " | ";
+    double s = 0;
+    int n = 0;
+    for (auto& t : lra_columns(cells)) {
+      auto it = cells.find({model, t});
+      if (it == cells.end() || !it->second.count(key)) {
+        md << "— | ";
+        continue;
+      }
+      double v = scale * json_number(it->second, key, 0);
+      s += v, ++n;
+      md << fmt("%.1f", v) << " | ";
+    }
+    md << (n ? fmt("%.1f", s / n) : "—") << " |\n";
+  };
+  row("**" + name + "**", name, "test_acc", 100);
+  if (name != "full") row("full", "full", "test_acc", 100);
+  row("chance (majority class)", name, "majority_rate", 100);
+  for (auto& p : lra_published())
+    if (p.ours == name) {
+      md << "| *LRA paper: " << p.lra_name << "* | ";
+      double s = 0;
+      int n = 0;
+      for (auto& t : lra_columns(cells)) {
+        double v = lra_published_accuracy(p, t);
+        if (v > 0) s += v, ++n;
+        md << (v > 0 ? fmt("%.2f", v) : "—") << " | ";
+      }
+      md << (n ? fmt("%.2f", s / n) : "—") << " |\n";
+    }
+  md << "\nOur Text is Spam Assassin e-mail and our Image Fashion-MNIST, so those columns compare models with each other, "
+        "not with the paper; the full report, with each task's size and budget, is [docs/lra/mini.md](../lra/mini.md). "
+        "The cells' commands:\n\n```sh\n";
+  for (auto& t : lra_columns(cells)) {
+    auto it = cells.find({name, t});
+    if (it == cells.end()) continue;
+    std::string key = json_text(it->second, "key");
+    md << "attnzoo " << key.substr(0, key.find(" | ")) << "\n";
+  }
+  md << "# all of them, resumable:\nattnzoo lra --preset mini --models " << name << " --threads 1 --out runs/lra-mini\n```\n\n";
+  return md.str();
+}
+
+}  // namespace
+
+int cmd_docs(const std::vector<std::string>& args) {
+  for (auto& a : args)
+    if (a == "--help" || a == "-h")
+      return std::printf(
+                 "attnzoo docs [--out docs/models] [--src .] [--models a,b] [--maps train|keep] [--fresh] [--steps 300]\n"
+                 "             [--runs runs/docs] [--bench docs/bench/variants.jsonl] [--lra docs/lra/mini-results.jsonl]\n"
+                 "             [--lra-bench docs/lra/mini-bench.jsonl] [--bin build/attnzoo]\n"
+                 "  writes one Markdown page per model (its source file's opening comment, its settings, its\n"
+                 "  pattern, a learned attention map, speed and memory against N, its LRA mini row) and an index,\n"
+                 "  README.md, comparing them.  --maps train: train a tiny ListOps model per variant (a few\n"
+                 "  seconds each, one thread; checkpoints kept in --runs and reused while the command is the\n"
+                 "  same, unless --fresh) and draw its map; keep: leave the map pictures as they are.\n"
+                 "  Records of the map runs: OUT/maps.jsonl.\n"), 0;
+  Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "bin"}, {"fresh"});
+  DocsOptions o;
+  o.out = f.str("out", "docs/models");
+  o.src = f.str("src", ".");
+  o.maps = f.str("maps", "train");
+  o.steps = f.integer("steps", 300);
+  o.runs = f.str("runs", "runs/docs");
+  o.bench = f.str("bench", "docs/bench/variants.jsonl");
+  o.lra = f.str("lra", "docs/lra/mini-results.jsonl");
+  o.lra_bench = f.str("lra-bench", "docs/lra/mini-bench.jsonl");
+  o.fresh = f.on("fresh");
+  std::error_code ec;
+  o.bin = f.str("bin", fs::read_symlink("/proc/self/exe", ec).string());
+  if (o.maps != "train" && o.maps != "keep") fail("docs: --maps must be train or keep, got '" + o.maps + "'");
+  if (o.steps < 1 || o.steps > 100000) fail("docs: --steps must be in 1..100000, got " + std::to_string(o.steps));
+  for (auto& p : {o.bench, o.lra, o.lra_bench})
+    if (!fs::exists(p)) fail("docs: " + p + " does not exist (the records the pages are drawn from)");
+  std::vector<std::string> models = attention_names();
+  if (f.has("models")) {
+    models.clear();
+    std::istringstream in(f.str("models", ""));
+    for (std::string m; std::getline(in, m, ',');) models.push_back(attention_info(m).name);
+  }
+  fs::create_directories(o.out);
+
+  std::vector<JsonObject> vrows = read_jsonl(o.bench), lrows = read_jsonl(o.lra_bench);
+  BenchTable vb = bench_table(vrows), lb = bench_table(lrows);
+  std::map<std::pair<std::string, std::string>, JsonObject> cells;
+  for (auto& r : read_jsonl(o.lra))
+    if (json_text(r, "kind") == "train" && json_text(r, "status") == "ok") cells[{json_text(r, "model"), json_text(r, "task")}] = r;
+  std::map<std::string, JsonObject> maps;
+  std::string maps_path = (fs::path(o.out) / "maps.jsonl").string();
+  for (auto& r : read_jsonl(maps_path)) maps[json_text(r, "model")] = r;
+
+  int failures = 0;
+  for (const std::string& name : models) {
+    const AttentionInfo& info = attention_info(name);
+    std::string file, comment = opening_comment(o.src, name, &file);
+    std::ostringstream md;
+    md << "<!-- Generated by `attnzoo docs` from " << file << ", the registry and the records; do not edit: run `make docs`. -->\n"
+       << "# " << name << "\n\n" << info.summary << "\n\n"
+       << "Family: **" << info.family << "** · causal mode: " << (info.causal_ok ? "yes (`--causal`)" : "no")
+       << " · source: [" << file << "](../../" << file << ") · [all models](README.md)\n\n"
+       << "## What it computes, in the words of its source file\n\n```text\n" << comment << "```\n\n";
+    md << "## Settings\n\n";
+    if (info.knobs.empty()) {
+      md << "No settings of its own beyond the model's (`--dim`, `--heads`, `--seq-len`, ...).\n\n";
+    } else {
+      md << "| flag | default | range | what it sets |\n|---|---:|---|---|\n";
+      for (auto& k : info.knobs)
+        md << "| `--" << flag_of(k.name) << "` | " << fmt("%g", k.def) << " | " << fmt("%g", k.lo) << " .. " << fmt("%g", k.hi)
+           << " | " << cell(k.help) << " |\n";
+      md << "\n";
+    }
+    // The pattern picture, by the pattern command itself.
+    std::string pat = name + "-pattern.png", n = std::to_string(o.pattern_n);
+    cmd_pattern({"--model", name, "--seq-len", n, "--out", (fs::path(o.out) / pat).string()});
+    fs::remove(fs::path(o.out) / (name + "-pattern.svg"));
+    std::map<std::string, double> pk = picture_knobs(name, o.pattern_n);
+    md << "## Which entries it computes\n\n![" << name << ": the entries computed at N=" << n << "](" << pat << ")\n\n"
+       << "One layer, head 0, on a random input of N = " << n << " tokens; each colour is one component of the pattern, "
+       << "white entries are never computed.";
+    if (!pk.empty())
+      md << " The registry's defaults are sized for thousands of tokens and would hide the structure at this N, so it is "
+            "drawn with" << knob_flags(pk) << " (the command chooses these itself when they are not given).";
+    md << "\n\n```sh\nattnzoo pattern --model " << name << " --seq-len " << n << " --out " << (fs::path(o.out) / pat).string()
+       << "\n```\n\n";
+    MapResult mr = map_section(o, name, &maps);
+    failures += mr.failed;
+    md << mr.markdown;
+    md << bench_section(o, name, vb, lb, bench_config(vrows, false), bench_config(lrows, true));
+    md << lra_section(o, name, cells);
+    std::ofstream(fs::path(o.out) / (name + ".md")) << md.str();
+    std::printf("docs: wrote %s\n", (fs::path(o.out) / (name + ".md")).string().c_str());
+  }
+  {
+    std::ofstream mj(maps_path);
+    for (auto& [name, r] : maps) {
+      std::string line = "{";
+      for (auto& [k, v] : r) line += (line.size() > 1 ? ", " : "") + json_quote(k) + ": " + json_quote(v);
+      mj << line << "}\n";
+    }
+  }
+
+  // ---- the index: the families side by side ----
+  std::ostringstream ix;
+  ix << "<!-- Generated by `attnzoo docs`; do not edit: run `make docs`. -->\n"
+     << "# The models, one page each\n\n"
+     << "Every registered model has a page: what its source file says it computes, its settings, a picture of the "
+        "entries it computes, what a small trained model attends to, its speed and memory against N and its Long "
+        "Range Arena (mini) row. The pages are generated (`make docs`, or `attnzoo docs --out docs/models`) from the "
+        "source files, the registry and the committed records.\n\n"
+     << "| pattern (N=" << o.pattern_n << ") | model | family | what it computes | time per step ∝ N^a, measured 4K→8K | "
+        "steps/s at 4K (vs full) | peak MB at 4K (vs full) | LRA mini mean (%) |\n|---|---|---|---|---:|---:|---:|---:|\n";
+  std::vector<std::string> all = attention_names();
+  auto fam_rank = [&](const std::string& fam) {
+    for (size_t i = 0; i < 5; ++i)
+      if (fam == kFamilies[i]) return int(i);
+    return 5;
+  };
+  std::stable_sort(all.begin(), all.end(), [&](const std::string& a, const std::string& b) {
+    return fam_rank(attention_info(a).family) < fam_rank(attention_info(b).family);
+  });
+  for (const std::string& name : all) {
+    const AttentionInfo& info = attention_info(name);
+    auto it = vb.find({name, 4096}), fl = vb.find({"full", 4096});
+    bool rel = it != vb.end() && fl != vb.end() && fl->second.steps > 0;
+    int64_t e0 = 0, e1 = 0;
+    double e = time_exponent(vb, name, &e0, &e1);
+    int nt = 0;
+    double avg = lra_average(cells, name, &nt);
+    std::string pic = name + "-pattern.png";
+    ix << "| " << (fs::exists(fs::path(o.out) / pic) ? "<img src=\"" + pic + "\" width=\"120\" alt=\"" + name + " pattern\">" : "")
+       << " | [" << name << "](" << name << ".md) | " << info.family << " | " << info.summary << " | "
+       << (std::isnan(e) ? "—" : "N^" + fmt("%.2f", e)) << " | "
+       << (it == vb.end() ? "—" : fmt("%.2f", it->second.steps) + (rel ? " (" + fmt("%.1fx", it->second.steps / fl->second.steps) + ")" : ""))
+       << " | " << (it == vb.end() ? "—" : fmt("%.0f", it->second.mb) + (rel ? " (" + fmt("%.2fx", it->second.mb / fl->second.mb) + ")" : ""))
+       << " | " << (nt ? fmt("%.1f", avg) + (nt < int(lra_columns(cells).size()) ? " (" + std::to_string(nt) + " tasks)" : "") : "—")
+       << " |\n";
+  }
+  ix << "\nTime exponent a: the slope of log(time per step) against log N between the two longest lengths in `" << o.bench
+     << "` (4K and 8K): about 1 for a cost linear in N, 2 for quadratic; the dense layers, linear in N, still weigh at "
+        "these sizes, so full attention reads a little below 2; each length is one short bench on a shared machine, so "
+        "read a to about ±0.2. Speed and memory: `bench/variants.sh` (" << bench_config(vrows, false)
+     << "), relative to full attention in the same sweep. LRA mini mean: test accuracy over ListOps, Text, Image and "
+        "Pathfinder from `" << o.lra << "` ([report](../lra/mini.md)).\n\nFamilies:\n\n";
+  for (const char* fam : kFamilies) {
+    std::vector<std::string> names;
+    for (auto& name : all)
+      if (attention_info(name).family == fam) names.push_back("[" + name + "](" + name + ".md)");
+    if (!names.empty()) ix << "- **" << fam << "**: " << join(names, ", ") << "\n";
+  }
+  std::ofstream(fs::path(o.out) / "README.md") << ix.str();
+  std::printf("docs: wrote %s\n", (fs::path(o.out) / "README.md").string().c_str());
+  if (failures) fail("docs: " + std::to_string(failures) + " map training run(s) failed (see the pages and " + o.runs + ")");
+  return 0;
+}
+
+}  // namespace az
