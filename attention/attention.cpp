@@ -1,5 +1,6 @@
 // The registry and the Attention defaults.
 #include "attention/attention.h"
+#include "autograd/runtime/strings.h"
 
 #include "attention/decode/decode.h"
 
@@ -22,23 +23,11 @@ std::vector<std::string> attention_names() {
   return n;
 }
 
-static std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
-  return s;
-}
-
 const AttentionInfo& attention_info(const std::string& name) {
   auto it = registry().find(name);
   if (it == registry().end())
     fail("unknown model '" + name + "'" + did_you_mean(name, attention_names()) + " (valid: " + join(attention_names()) + ")");
   return it->second;
-}
-
-static std::string num(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
 }
 
 // Knob names are snake_case; the command line spells them with dashes.
@@ -54,7 +43,7 @@ std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConf
   if (cfg.heads <= 0 || cfg.dim % cfg.heads)
     fail("--heads " + std::to_string(cfg.heads) + " must be positive and divide --dim " + std::to_string(cfg.dim));
   if (cfg.max_len <= 0) fail("--seq-len must be positive, got " + std::to_string(cfg.max_len));
-  if (cfg.dropout < 0 || cfg.dropout >= 1) fail("attention dropout must be in [0,1), got " + num(cfg.dropout));
+  if (cfg.dropout < 0 || cfg.dropout >= 1) fail("attention dropout must be in [0,1), got " + fmt("%g", cfg.dropout));
   if (cfg.causal && !info.causal_ok)
     fail("model '" + name + "' has no causal form" + (info.why_not_causal.empty() ? "" : " (" + info.why_not_causal + ")"));
   std::vector<std::string> valid;
@@ -64,8 +53,8 @@ std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConf
     if (it == info.knobs.end())
       fail("model '" + name + "' has no setting --" + flag_of(k) + (valid.empty() ? " (it has none)" : " (valid: " + join(valid) + ")"));
     if (!(v >= it->lo && v <= it->hi))
-      fail("--" + flag_of(k) + " " + num(v) + " out of range for model '" + name + "' (expected " + num(it->lo) + " to " +
-           num(it->hi) + ")");
+      fail("--" + flag_of(k) + " " + fmt("%g", v) + " out of range for model '" + name + "' (expected " + fmt("%g", it->lo) + " to " +
+           fmt("%g", it->hi) + ")");
   }
   for (auto& k : info.knobs)
     if (!cfg.knobs.count(k.name)) cfg.knobs[k.name] = k.def;

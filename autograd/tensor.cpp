@@ -31,31 +31,6 @@ int64_t numel_of(const Shape& s) {
 
 void fail(const std::string& msg) { throw Error(msg); }
 
-std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
-  // Levenshtein distance, one row at a time
-  auto distance = [](const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      size_t diag = row[0];
-      row[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j) {
-        size_t up = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        diag = up;
-      }
-    }
-    return row[b.size()];
-  };
-  std::string best;
-  size_t best_d = 3;
-  for (auto& c : candidates) {
-    size_t d = distance(name, c);
-    if (d < best_d && d < std::max<size_t>(c.size(), 2)) best_d = d, best = c;
-  }
-  return best.empty() ? "" : " (did you mean " + best + "?)";
-}
-
 // ---- storage pool -----------------------------------------------------------
 // Freed buffers are kept by size class (8 classes per octave, so a request is
 // rounded up by at most 12.5% and sequences of slightly different lengths share

@@ -7,6 +7,7 @@
 // inputs' gradients.  backward() sorts the graph iteratively (no recursion:
 // graphs get 100k ops deep), walks it in reverse, and frees it afterwards.
 #pragma once
+#include "autograd/error.h"  // Error: shape mismatches, bad indices, bad arguments to ops
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -20,16 +21,8 @@ namespace az {
 using Shape = std::vector<int64_t>;
 std::string shape_str(const Shape& s);  // "[3,5,7]"
 int64_t numel_of(const Shape& s);       // product; 1 for the 0-d shape []
+[[noreturn]] void fail(const std::string& msg);  // throws Error(msg)
 
-// Thrown for shape mismatches, bad indices and bad arguments to ops. The
-// message is one line naming the op and what was expected.
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-[[noreturn]] void fail(const std::string& msg);
-// For one-line errors about a misspelt name: " (did you mean X?)" naming the
-// candidate closest to `name` within two edits, or "" when none is.
-std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates);
 // Thrown by backward() when Anomaly::enabled and an op's backward made a NaN or Inf.
 struct AnomalyError : Error {
   using Error::Error;

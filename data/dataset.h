@@ -9,12 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "autograd/error.h"
+
 namespace az {
 
-// One error type for everything that comes from outside (files, flags).
-// The message is one line naming what is wrong and what was expected.
-struct DataError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// What a loader throws for outside input (files, flags): an az::Error, so one
+// `catch (const Error&)` sees every refusal; the message is one line naming
+// what is wrong and what was expected.
+struct DataError : Error {
+  using Error::Error;
 };
 
 struct Dataset {

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "autograd/runtime/strings.h"
 #include "autograd/tensor.h"
 #include "nn/optim.h"
 #include "data/images/image_folder.h"

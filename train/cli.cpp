@@ -1,5 +1,6 @@
 // Flag parsing (see cli.h).
 #include "train/cli.h"
+#include "autograd/runtime/strings.h"
 
 #include <cmath>
 

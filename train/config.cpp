@@ -1,5 +1,6 @@
 // TrainConfig as strings, and its validation.
 #include "train/config.h"
+#include "autograd/runtime/strings.h"
 
 #include <cmath>
 #include <sstream>
@@ -8,28 +9,19 @@
 
 namespace az {
 
-namespace {
-std::string num(double v) {
-  std::ostringstream o;
-  o.precision(17);
-  o << v;
-  return o.str();
-}
-}  // namespace
-
 std::map<std::string, std::string> TrainConfig::to_map() const {
   std::map<std::string, std::string> m = {
       {"task", task},           {"data", data},
-      {"steps", num(steps)},    {"batch", num(batch)},
-      {"lr", num(lr)},          {"weight_decay", num(weight_decay)},
-      {"clip", num(clip)},      {"beta1", num(beta1)},
-      {"beta2", num(beta2)},    {"eps", num(eps)},
+      {"steps", exact(steps)},    {"batch", exact(batch)},
+      {"lr", exact(lr)},          {"weight_decay", exact(weight_decay)},
+      {"clip", exact(clip)},      {"beta1", exact(beta1)},
+      {"beta2", exact(beta2)},    {"eps", exact(eps)},
       {"optimizer", optimizer}, {"schedule", schedule},
-      {"warmup", num(warmup)},  {"eval_every", num(eval_every)},
-      {"log_every", num(log_every)}, {"eval_limit", num(eval_limit)},
+      {"warmup", exact(warmup)},  {"eval_every", exact(eval_every)},
+      {"log_every", exact(log_every)}, {"eval_limit", exact(eval_limit)},
       {"seed", std::to_string(seed)}, {"out", out}};
   for (auto& [k, v] : task_args) m["task." + k] = v;
-  if (schedule_from > 0) m["schedule_from"] = num(schedule_from), m["schedule_from_lr"] = num(schedule_from_lr);
+  if (schedule_from > 0) m["schedule_from"] = exact(schedule_from), m["schedule_from_lr"] = exact(schedule_from_lr);
   std::string classes;
   for (size_t i = 0; i < class_names.size(); ++i) classes += (i ? "\n" : "") + class_names[i];
   if (!class_names.empty()) m["classes"] = classes;
@@ -86,16 +78,16 @@ TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
 
 void TrainConfig::validate() const {
   auto positive = [](const char* flag, double v) {
-    if (!(v > 0)) fail(std::string(flag) + " must be positive, got " + num(v));
+    if (!(v > 0)) fail(std::string(flag) + " must be positive, got " + exact(v));
   };
   auto nonneg = [](const char* flag, double v) {
-    if (!(v >= 0)) fail(std::string(flag) + " must not be negative, got " + num(v));
+    if (!(v >= 0)) fail(std::string(flag) + " must not be negative, got " + exact(v));
   };
   auto finite = [](const char* flag, double v) {
-    if (!std::isfinite(v)) fail(std::string(flag) + " must be finite, got " + num(v));
+    if (!std::isfinite(v)) fail(std::string(flag) + " must be finite, got " + exact(v));
   };
   auto at_most = [](const char* flag, double v, double hi) {
-    if (v > hi) fail(std::string(flag) + " " + num(v) + " is too large (at most " + num(hi) + ")");
+    if (v > hi) fail(std::string(flag) + " " + exact(v) + " is too large (at most " + exact(hi) + ")");
   };
   for (auto [flag, v] : {std::pair<const char*, float>{"--lr", lr}, {"--weight-decay", weight_decay},
                          {"--clip", clip}, {"--eps", eps}})
@@ -110,8 +102,8 @@ void TrainConfig::validate() const {
   nonneg("--clip", clip);
   nonneg("--warmup", double(warmup));
   nonneg("--eval-limit", double(eval_limit));
-  if (!(beta1 >= 0 && beta1 < 1)) fail("--beta1 must be in [0,1), got " + num(beta1));
-  if (!(beta2 >= 0 && beta2 < 1)) fail("--beta2 must be in [0,1), got " + num(beta2));
+  if (!(beta1 >= 0 && beta1 < 1)) fail("--beta1 must be in [0,1), got " + exact(beta1));
+  if (!(beta2 >= 0 && beta2 < 1)) fail("--beta2 must be in [0,1), got " + exact(beta2));
   positive("--eps", eps);
   if (optimizer != "adamw" && optimizer != "adam" && optimizer != "sgd")
     fail("--optimizer must be adamw, adam or sgd, got '" + optimizer + "'");

@@ -1,5 +1,6 @@
 // The encoder classifier (see model.h).
 #include "train/model.h"
+#include "autograd/runtime/strings.h"
 
 #include <unistd.h>
 
@@ -12,13 +13,6 @@ namespace az {
 
 // ---- configuration: one row per field -----------------------------------------------
 namespace {
-
-std::string num(double v) {
-  std::ostringstream o;
-  o.precision(17);
-  o << v;
-  return o.str();
-}
 
 // Parses a checkpoint's or a flag's number; casts stay defined.
 double number_of(const std::string& what, const std::string& s) {
@@ -33,13 +27,13 @@ double number_of(const std::string& what, const std::string& s) {
 
 ModelFlag int_row(const char* flag, const char* key, int64_t ModelConfig::*m, int64_t lo, int64_t hi, const char* help) {
   ModelFlag f{flag, key, help, ModelFlag::kInteger, lo, hi, {}, ""};
-  f.get = [m](const ModelConfig& c) { return num(double(c.*m)); };
+  f.get = [m](const ModelConfig& c) { return exact(double(c.*m)); };
   f.set = [m](ModelConfig& c, const std::string& v) { c.*m = int64_t(std::stod(v)); };
   return f;
 }
 ModelFlag fraction_row(const char* flag, const char* key, float ModelConfig::*m, const char* help) {
   ModelFlag f{flag, key, help, ModelFlag::kFraction, 0, 0, {}, ""};
-  f.get = [m](const ModelConfig& c) { return num(double(c.*m)); };
+  f.get = [m](const ModelConfig& c) { return exact(double(c.*m)); };
   f.set = [m](ModelConfig& c, const std::string& v) { c.*m = float(std::stod(v)); };
   return f;
 }
@@ -102,7 +96,7 @@ const std::vector<ModelFlag>& model_flags() {
 std::map<std::string, std::string> ModelConfig::to_map() const {
   std::map<std::string, std::string> m;
   for (auto& f : model_flags()) m[f.key] = f.get(*this);
-  for (auto& [k, v] : knobs) m["knob." + k] = num(v);
+  for (auto& [k, v] : knobs) m["knob." + k] = exact(v);
   return m;
 }
 

@@ -1,6 +1,7 @@
 // The task registry and what every task shares (see tasks.h).  The tasks
 // themselves are the files in train/tasks/.
 #include "train/tasks.h"
+#include "autograd/runtime/strings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,12 +25,6 @@ std::vector<std::string> task_names() {
   std::vector<std::string> n;
   for (auto& kv : registry()) n.push_back(kv.first);
   return n;
-}
-
-static std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
-  return s;
 }
 
 const TaskInfo& task_info(const std::string& name) {

@@ -2,6 +2,7 @@
 // label<TAB>text files, plus the seeded stratified split both use when the
 // data does not come split.  See text.h for the accepted layouts.
 #include "data/text/text.h"
+#include "autograd/runtime/strings.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,12 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw DataError("text: " + msg); }
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
-  return s;
-}
 
 bool is_hidden(const fs::path& p) {
   std::string n = p.filename().string();

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "data/dataset.h"
+#include "autograd/runtime/strings.h"
 #include "train/lab/bench.h"
 #include "train/cli.h"
 #include "train/cli/commands.h"
@@ -79,12 +80,6 @@ ModelConfig model_from_flags(const Flags& f, ModelConfig m) {
   for (auto& k : attention_info(m.model).knobs)
     if (f.has(knob_flag(k.name))) m.knobs[k.name] = f.number(knob_flag(k.name), k.def);
   return m;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
 }
 
 // A flag the command does not take but another task or model does gets a line

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "train/cli.h"
+#include "autograd/runtime/strings.h"
 #include "train/cli/commands.h"
 #include "train/lab/plot.h"
 #include "train/trainer.h"
@@ -26,11 +27,6 @@ std::string token_text(const std::string& task, bool patches, int32_t id) {
 }
 std::string class_text(const Dataset& d, int c) {
   return size_t(c) < d.class_names.size() ? d.class_names[size_t(c)] : std::to_string(c);
-}
-std::string num(double v, const char* fmt = "%g") {
-  char b[32];
-  std::snprintf(b, sizeof b, fmt, v);
-  return b;
 }
 }  // namespace
 
@@ -131,10 +127,10 @@ int cmd_attnmap(const std::vector<std::string>& args) {
     std::string fl = k;
     for (char& ch : fl)
       if (ch == '_') ch = '-';
-    settings += ", --" + fl + " " + num(v);
+    settings += ", --" + fl + " " + fmt("%g", v);
   }
   m.title = mc.model + " on " + tc.task + ": " + split + " example " + std::to_string(index) + ", predicted " +
-            class_text(*d, int(pred)) + " (probability " + num(1.0 / zsum, "%.2f") + "), true " + class_text(*d, b.labels[0]) +
+            class_text(*d, int(pred)) + " (probability " + fmt("%.2f", 1.0 / zsum) + "), true " + class_text(*d, b.labels[0]) +
             "\n" + settings + "; checkpoint " + path;
   m.xlabel = "key position j" + std::string(tokens.empty() ? "" : " (token)");
   m.ylabel = "query position i" + std::string(tokens.empty() ? "" : " (token)");

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "data/lm/lm_corpus.h"
+#include "autograd/runtime/strings.h"
 #include "train/cli.h"
 #include "train/cli/commands.h"
 #include "train/generate.h"
@@ -33,12 +34,6 @@ std::vector<std::string> split_list(const std::string& s) {
   for (std::string x; std::getline(in, x, ',');)
     if (!x.empty()) v.push_back(x);
   return v;
-}
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 struct Cell {

@@ -5,6 +5,7 @@
 // Cost: one forward pass of one layer at N (at most 4096) plus N^2 numbers
 // handed to gnuplot.
 #include "train/lab/pattern.h"
+#include "autograd/runtime/strings.h"
 
 #include <cmath>
 #include <cstdio>
@@ -27,11 +28,6 @@ std::string flag_of(const std::string& knob) {
   for (char& ch : f)
     if (ch == '_') ch = '-';
   return f;
-}
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
 }
 }  // namespace
 
@@ -95,9 +91,9 @@ int cmd_pattern(const std::vector<std::string>& args) {
   for (auto& [k, v] : picture_knobs(model, N))
     if (!f.has(flag_of(k))) {
       c.knobs[k] = v;
-      chosen += " --" + flag_of(k) + " " + num(v);
+      chosen += " --" + flag_of(k) + " " + fmt("%g", v);
       for (auto& kn : info.knobs)
-        if (kn.name == k) replaced += std::string(replaced.empty() ? "" : ", ") + num(kn.def);
+        if (kn.name == k) replaced += std::string(replaced.empty() ? "" : ", ") + fmt("%g", kn.def);
     }
   for (auto& k : info.knobs)
     if (f.has(flag_of(k.name))) c.knobs[k.name] = f.number(flag_of(k.name), k.def);
@@ -131,7 +127,7 @@ int cmd_pattern(const std::vector<std::string>& args) {
   }
   // The title names everything that decides the picture: model, N, every knob's value, and the rest.
   std::string settings;
-  for (auto& k : info.knobs) settings += " --" + flag_of(k.name) + " " + num(att->knob(k.name));
+  for (auto& k : info.knobs) settings += " --" + flag_of(k.name) + " " + fmt("%g", att->knob(k.name));
   HeatMap m;
   m.title = model + ": entries computed at N=" + std::to_string(N) + "\n" + settings + (c.causal ? " --causal" : "") +
             (pad ? " --pad " + std::to_string(pad) : "");
