@@ -1,6 +1,6 @@
 // The training loop (see trainer.h).
 #include "train/trainer.h"
-#include "train/lab/plot.h"  // metrics lines
+#include "train/json.h"  // metrics lines
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -1,5 +1,6 @@
-// Charts with gnuplot, JSONL reading and child processes (see plot.h).
+// Charts with gnuplot and child processes (see plot.h).
 #include "train/lab/plot.h"
+#include "autograd/runtime/strings.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -25,92 +26,6 @@
 namespace az {
 
 namespace fs = std::filesystem;
-
-// ---- JSONL ------------------------------------------------------------------------------
-
-bool parse_json_object(const std::string& s, JsonObject* out) {
-  size_t i = 0;
-  auto ws = [&] {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  };
-  auto string_at = [&](std::string* v) {
-    if (i >= s.size() || s[i] != '"') return false;
-    for (++i; i < s.size() && s[i] != '"'; ++i) {
-      if (s[i] != '\\') {
-        *v += s[i];
-        continue;
-      }
-      if (++i >= s.size()) return false;
-      char e = s[i];
-      *v += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;  // \" \\ \/ and the rest as is
-    }
-    return i++ < s.size();
-  };
-  JsonObject o;
-  ws();
-  if (i >= s.size() || s[i++] != '{') return false;
-  ws();
-  if (i < s.size() && s[i] == '}') return *out = o, true;
-  while (true) {
-    std::string key, value;
-    ws();
-    if (!string_at(&key)) return false;
-    ws();
-    if (i >= s.size() || s[i++] != ':') return false;
-    ws();
-    if (i < s.size() && s[i] == '"') {
-      if (!string_at(&value)) return false;
-    } else {
-      while (i < s.size() && s[i] != ',' && s[i] != '}' && !std::isspace(static_cast<unsigned char>(s[i]))) value += s[i++];
-      if (value.empty() || value[0] == '{' || value[0] == '[') return false;
-    }
-    o[key] = value;
-    ws();
-    if (i < s.size() && s[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (i < s.size() && s[i] == '}') break;
-    return false;
-  }
-  *out = o;
-  return true;
-}
-
-std::vector<JsonObject> read_jsonl(const std::string& path) {
-  std::vector<JsonObject> rows;
-  std::ifstream in(path);
-  std::string line;
-  JsonObject o;
-  while (std::getline(in, line))
-    if (parse_json_object(line, &o)) rows.push_back(o);
-  return rows;
-}
-
-std::string json_quote(const std::string& s) {
-  std::string r = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') r += '\\', r += ch;
-    else if (ch == '\n') r += "\\n";
-    else if (ch == '\t') r += "\\t";
-    else if (ch == '\r') r += "\\r";
-    else r += ch;
-  }
-  return r + "\"";
-}
-
-double json_number(const JsonObject& o, const std::string& key, double def) {
-  auto it = o.find(key);
-  if (it == o.end()) return def;
-  char* end = nullptr;
-  double v = std::strtod(it->second.c_str(), &end);
-  return end && *end == 0 && !it->second.empty() ? v : def;
-}
-
-std::string json_text(const JsonObject& o, const std::string& key, const std::string& def) {
-  auto it = o.find(key);
-  return it == o.end() ? def : it->second;
-}
 
 // ---- child processes ----------------------------------------------------------------------
 
@@ -230,14 +145,6 @@ void draw_with_gnuplot(const std::string& dir, const std::string& name, const st
   fs::remove(o.stderr_path);
 }
 
-namespace {
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-}  // namespace
-
 void draw_run_curves(const std::string& run_dir, const std::string& out_dir) {
   std::string path = run_dir + "/metrics.jsonl";
   if (!fs::exists(path)) fail("plot: " + path + " does not exist (is " + run_dir + " a run directory?)");
@@ -349,7 +256,7 @@ void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& n
     data << "$p" << k << " << EOD\n";
     const HeatPanel& p = m.panels[k];
     for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t j = 0; j < cols; ++j) data << (j ? " " : "") << num(p.v[size_t(i * cols + j)]);
+      for (int64_t j = 0; j < cols; ++j) data << (j ? " " : "") << fmt("%.6g", p.v[size_t(i * cols + j)]);
       data << "\n";
     }
     data << "EOD\n";
@@ -371,27 +278,27 @@ void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& n
   } else if (diverging) {
     double a = std::max(std::fabs(double(vmin)), std::fabs(double(vmax)));
     body << "set palette defined (-1 '#2166ac', -0.5 '#92c5de', 0 'white', 0.5 '#f4a582', 1 '#b2182b')\n"
-         << "set cbrange [" << num(-a) << ":" << num(a) << "]\n";
+         << "set cbrange [" << fmt("%.6g", -a) << ":" << fmt("%.6g", a) << "]\n";
   } else {
     body << "set palette defined (0 'white', 0.15 '#fde725', 0.4 '#5ec962', 0.6 '#21918c', 0.8 '#3b528b', 1 '#440154')\n";
     double top_v = std::max(1e-12, double(vmax));
     if (m.sqrt_scale) {
-      body << "set cbrange [0:" << num(std::sqrt(top_v)) << "]\nset cbtics (";
+      body << "set cbrange [0:" << fmt("%.6g", std::sqrt(top_v)) << "]\nset cbtics (";
       bool first = true;
       for (double t : {0.0, 0.01, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0})
-        if (t <= top_v * 1.0001) body << (first ? "" : ", ") << "'" << num(t) << "' " << num(std::sqrt(t)), first = false;
+        if (t <= top_v * 1.0001) body << (first ? "" : ", ") << "'" << fmt("%.6g", t) << "' " << fmt("%.6g", std::sqrt(t)), first = false;
       body << ")\n";
     } else {
-      body << "set cbrange [0:" << num(top_v) << "]\n";
+      body << "set cbrange [0:" << fmt("%.6g", top_v) << "]\n";
     }
   }
   if (!categorical) {
     double y0 = bottom, y1 = H - top;
-    body << "set colorbox user origin screen " << num((W - right + 18) / W) << ", screen " << num(y0 / H)
-         << " size screen " << num(16 / W) << ", screen " << num((y1 - y0) / H) << "\n"
+    body << "set colorbox user origin screen " << fmt("%.6g", (W - right + 18) / W) << ", screen " << fmt("%.6g", y0 / H)
+         << " size screen " << fmt("%.6g", 16 / W) << ", screen " << fmt("%.6g", (y1 - y0) / H) << "\n"
          << "set cblabel " << gp_quote(m.cblabel) << "\n";
   }
-  if (!m.footnote.empty()) body << "set label 1 " << gp_quote(m.footnote) << " at screen 0.01, screen " << num(6 / H) << " left font ',9'\n";
+  if (!m.footnote.empty()) body << "set label 1 " << gp_quote(m.footnote) << " at screen 0.01, screen " << fmt("%.6g", 6 / H) << " left font ',9'\n";
   const bool cell_lines = categorical && cols <= 96 && side_w / double(cols) >= 4;
   if (cell_lines)  // thin lines between cells keep single entries of a pattern visible
     body << "set x2tics -0.5,1," << cols << " format '' scale 0\nset y2tics -0.5,1," << rows << " format '' scale 0\n"
@@ -400,8 +307,8 @@ void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& n
   for (size_t k = 0; k < P; ++k) {
     size_t r = k / C, c = k % C;
     double x0 = x_off + double(c) * (side_w + hgap), y1 = H - top - double(r) * (side_h + vgap);
-    body << "set lmargin at screen " << num(x0 / W) << "\nset rmargin at screen " << num((x0 + side_w) / W) << "\n"
-         << "set tmargin at screen " << num(y1 / H) << "\nset bmargin at screen " << num((y1 - side_h) / H) << "\n"
+    body << "set lmargin at screen " << fmt("%.6g", x0 / W) << "\nset rmargin at screen " << fmt("%.6g", (x0 + side_w) / W) << "\n"
+         << "set tmargin at screen " << fmt("%.6g", y1 / H) << "\nset bmargin at screen " << fmt("%.6g", (y1 - side_h) / H) << "\n"
          << "set title " << gp_quote(m.panels[k].title) << " offset 0,-0.6\n";
     bool last_row = r == R - 1 || k + C >= P, first_col = c == 0;
     if (last_row) {
@@ -433,7 +340,7 @@ void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& n
   }
   body << "unset multiplot";
   if (categorical) {  // the key sits right of the grid, one entry a line
-    std::string key = "set key at screen " + num((W - right + 12) / W) + ", screen " + num((H - top) / H) +
+    std::string key = "set key at screen " + fmt("%.6g", (W - right + 12) / W) + ", screen " + fmt("%.6g", (H - top) / H) +
                       " left top vertical Left reverse samplen 1.2 spacing 1.2 font ',10'\n";
     std::string b = body.str();
     b.insert(b.find("plot $p0"), key);
@@ -468,8 +375,8 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     data << "$f" << f << " << EOD\n";
     for (auto& p : c.points)
       if (p.family == families[f])
-        data << gp_quote(p.model) << " " << num(p.steps_per_s) << " " << num(p.accuracy) << " " << num(size(p.memory_mb))
-             << " " << num(p.accuracy_err) << "\n";
+        data << gp_quote(p.model) << " " << fmt("%.6g", p.steps_per_s) << " " << fmt("%.6g", p.accuracy) << " " << fmt("%.6g", size(p.memory_mb))
+             << " " << fmt("%.6g", p.accuracy_err) << "\n";
     data << "EOD\n";
   }
   body << "set title " << gp_quote(c.title) << "\n"
@@ -484,14 +391,14 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
   double lo = std::min(ymin, c.chance >= 0 ? c.chance : ymin), hi = std::max(ymax, c.chance);
   double pad = std::max(3.0, 0.12 * (hi - lo));
   double x0 = xmin / 1.8, x1 = xmax * 1.8, y0 = lo - pad, y1 = hi + pad;
-  body << "set logscale x\nset xrange [" << num(x0) << ":" << num(x1) << "]\n"
-       << "set yrange [" << num(y0) << ":" << num(y1) << "]\n";
+  body << "set logscale x\nset xrange [" << fmt("%.6g", x0) << ":" << fmt("%.6g", x1) << "]\n"
+       << "set yrange [" << fmt("%.6g", y0) << ":" << fmt("%.6g", y1) << "]\n";
   // tics at 1, 2, 5 x 10^k: a log axis spanning less than a decade would show one number or none
   std::string tics;
   for (int e = int(std::floor(std::log10(x0))); e <= int(std::ceil(std::log10(x1))); ++e)
     for (double m : {1.0, 2.0, 5.0}) {
       double t = m * std::pow(10.0, e);
-      if (t >= x0 && t <= x1) tics += (tics.empty() ? "" : ", ") + gp_quote(num(t)) + " " + num(t);
+      if (t >= x0 && t <= x1) tics += (tics.empty() ? "" : ", ") + gp_quote(fmt("%.6g", t)) + " " + fmt("%.6g", t);
     }
   body << "set xtics (" << tics << ")\n";
   // Labels: above the bubble, else below, right or left, diagonal, or a line further out,
@@ -531,13 +438,13 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
       if (overlap == 0) break;
     }
     placed.push_back({px(p) + pick.first, py(p) + pick.second, w, h});
-    body << "set label " << k++ << " " << gp_quote(p.model) << " at " << num(p.steps_per_s) << "," << num(p.accuracy)
-         << " center offset char " << num(pick.first / 7) << "," << num(pick.second / 14) << " front\n";
+    body << "set label " << k++ << " " << gp_quote(p.model) << " at " << fmt("%.6g", p.steps_per_s) << "," << fmt("%.6g", p.accuracy)
+         << " center offset char " << fmt("%.6g", pick.first / 7) << "," << fmt("%.6g", pick.second / 14) << " front\n";
   }
   if (c.chance >= 0)
-    body << "set arrow from graph 0, first " << num(c.chance) << " to graph 1, first " << num(c.chance)
+    body << "set arrow from graph 0, first " << fmt("%.6g", c.chance) << " to graph 1, first " << fmt("%.6g", c.chance)
          << " nohead dt 2 lc rgb '#888888'\nset label " << k++ << " 'chance (majority class)' at graph 0.01, first "
-         << num(c.chance) << " offset 0,0.6 left textcolor rgb '#888888'\n";
+         << fmt("%.6g", c.chance) << " offset 0,0.6 left textcolor rgb '#888888'\n";
   bool bars = false;
   for (auto& p : c.points) bars |= p.accuracy_err > 0;
   body << "plot ";

@@ -1,5 +1,5 @@
-// Charts drawn by gnuplot, and the two small helpers the `plot` and `lra`
-// commands share: reading our JSONL files and running a child program.
+// Charts drawn by gnuplot, and running a child program (gnuplot, a sweep's
+// cells), which the `plot` and `lra` commands share.
 //
 // We never rasterise by hand: every chart is a gnuplot script (kept beside the
 // pictures, so a reader can restyle it and rerun `gnuplot NAME.gp`) with its
@@ -10,20 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace az {
+#include "train/json.h"  // JsonObject, read_jsonl: the records the charts draw
 
-// ---- JSONL ------------------------------------------------------------------------------
-// One flat JSON object, {"key": "text" | number | true | false | null, ...}, as
-// our metrics and results files write them.  Values are kept as text (strings
-// unescaped); nested objects and arrays are not supported.
-using JsonObject = std::map<std::string, std::string>;
-bool parse_json_object(const std::string& line, JsonObject* out);  // false if malformed
-// Every well-formed line of a JSONL file (missing file: empty).  Malformed
-// lines are skipped: a line cut short by an interrupted run must not stop a resume.
-std::vector<JsonObject> read_jsonl(const std::string& path);
-std::string json_quote(const std::string& s);  // "s" with \" \\ \n \t escaped
-double json_number(const JsonObject& o, const std::string& key, double def);
-std::string json_text(const JsonObject& o, const std::string& key, const std::string& def = "");
+namespace az {
 
 // ---- child processes ----------------------------------------------------------------------
 struct ChildOptions {
