@@ -40,6 +40,7 @@ const char* kUsage =
     "  pattern  picture of the entries computed    attnzoo pattern --model bigbird --seq-len 64 --out p.png\n"
     "  attnmap  a trained model's attention        attnzoo attnmap --ckpt runs/listops-full/best.ckpt --index 0\n"
     "  lra      every model on every task (LRA)    attnzoo lra --preset quick --out runs/lra-quick\n"
+    "  recall   every model on associative recall  attnzoo recall --out runs/recall\n"
     "  plot     a run's training curves            attnzoo plot --run runs/listops-full\n"
     "  docs     one generated page per model       attnzoo docs --out docs/models\n"
     "  export   a checkpoint as safetensors        attnzoo export --ckpt runs/listops-full/best.ckpt --out m.safetensors\n"
@@ -355,6 +356,7 @@ int cli_main(int argc, char** argv) {
     if (cmd == "pattern") return cmd_pattern(args);
     if (cmd == "attnmap") return cmd_attnmap(args);
     if (cmd == "lra") return cmd_lra(args);
+    if (cmd == "recall") return cmd_recall(args);
     if (cmd == "plot") return cmd_plot(args);
     if (cmd == "docs") return cmd_docs(args);
     if (cmd == "export") return cmd_export(args);
@@ -362,9 +364,9 @@ int cli_main(int argc, char** argv) {
     if (cmd == "import") return cmd_import(args);
     if (cmd == "generate") return cmd_generate(args);
     if (cmd == "bench-generate") return cmd_bench_generate(args);
-    std::vector<std::string> commands = {"train", "eval", "data", "bench", "pattern", "attnmap", "lra", "plot", "docs",
+    std::vector<std::string> commands = {"train", "eval", "data", "bench", "pattern", "attnmap", "lra", "recall", "plot", "docs",
                                          "export", "import", "predict", "models", "generate", "bench-generate"};
-    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, predict, data, bench, pattern, attnmap, lra, plot, docs, export, import, models, generate, bench-generate)\n",
+    std::fprintf(stderr, "attnzoo: unknown command '%s'%s (valid: train, eval, predict, data, bench, pattern, attnmap, lra, recall, plot, docs, export, import, models, generate, bench-generate)\n",
                  cmd.c_str(), did_you_mean(cmd, commands).c_str());
     return 2;
   } catch (const std::exception& e) {

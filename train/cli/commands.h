@@ -14,6 +14,7 @@ int cmd_pattern(const std::vector<std::string>& args);
 int cmd_attnmap(const std::vector<std::string>& args);
 // attnzoo lra --preset quick|mini|full --out DIR: every model on every task (train/lab/lra.h).
 int cmd_lra(const std::vector<std::string>& args);
+int cmd_recall(const std::vector<std::string>& args);
 // attnzoo plot --run DIR: a run's training and validation curves (train/lab/plot.h).
 int cmd_plot(const std::vector<std::string>& args);
 // attnzoo docs --out DIR: one generated Markdown page per model and an index (train/lab/docs.cpp).

@@ -1,0 +1,530 @@
+// attnzoo recall: the associative-recall sweep (issue 39).  Every model is
+// trained on multi-query associative recall (`--task mqar`, Zoology's MQAR) at
+// the points (sequence length T, key-value pairs N) of Zoology's Figure 2 and
+// one more, at several model widths, best of a small learning-rate grid, and
+// the report draws two charts:
+//
+//   recall-dim:   accuracy against model dim, one panel per T, one line per
+//                 model (after Zoology's Figure 2);
+//   recall-state: accuracy at (256, 16) against the bytes of state the model
+//                 keeps while decoding, for every causal variant, each variant's
+//                 own knob giving its points: the window (local, strided), the
+//                 random features (performer, rfa), the head dim (linear, via
+//                 --heads), the width for full attention's KV cache (after
+//                 Based's Figure 2).  The state is measured, not computed: the
+//                 trained model's decoder (train/generate.h) is fed T tokens and
+//                 asked for its state_bytes().  Non-causal models keep no state
+//                 while decoding; the report says so and leaves them out.
+//
+// Cells: the learning rates are tried on seed 1; seeds 2..K then run at the
+// learning rate whose seed-1 validation accuracy was best.  Models with a
+// causal form are trained causal (so that their decoding state is the one the
+// accuracy was reached with); the others non-causal (the data set serves both:
+// no value follows its query in the input).  Each cell is one `attnzoo train`
+// child; its record goes to DIR/results.jsonl as it finishes, so a rerun of the
+// same command skips finished cells (a cell cut short restarts: cells are
+// minutes, not hours).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "attention/attention.h"
+#include "autograd/runtime/strings.h"
+#include "train/checkpoint.h"
+#include "train/cli.h"
+#include "train/cli/commands.h"
+#include "train/generate.h"
+#include "train/lab/bench.h"
+#include "train/lab/lra.h"
+#include "train/lab/plot.h"
+#include "train/model.h"
+#include "train/trainer.h"
+
+namespace az {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Point {
+  int64_t T = 0, N = 0;
+  std::string name() const { return "T" + std::to_string(T) + "-N" + std::to_string(N); }
+};
+
+struct Cell {
+  std::string id, model, knob;  // knob: "" or the flag the state chart varies ("window", ...)
+  Point p;
+  int64_t dim = 0, heads = 0;
+  double knob_value = 0, lr = 0;
+  int seed = 1;
+  bool causal = false;
+  std::string group;  // "grid" (chart 1 and the table) or "state" (chart 2's extra points)
+  std::vector<std::string> args;
+};
+
+// The knob each causal variant varies for the state chart, and its values (at dim 64).
+struct StateKnob {
+  std::string model, flag;
+  std::vector<double> values;
+};
+const std::vector<StateKnob>& state_knobs() {
+  static const std::vector<StateKnob> k = {
+      {"local", "window", {8, 16, 32, 64, 128}},
+      {"strided", "window", {4, 8, 16}},
+      {"performer", "features", {8, 16, 32, 64, 128}},
+      {"rfa", "features", {8, 16, 32, 64, 128}},
+      {"linear", "heads", {1, 2, 4, 8, 16}},  // head dim 64 .. 4: the state is heads x (d/heads)^2
+  };
+  return k;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : s + ",") {
+    if (ch == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (ch != ' ') {
+      cur += ch;
+    }
+  }
+  return out;
+}
+
+double parse_number(const std::string& flag, const std::string& v, double lo, double hi) {
+  size_t used = 0;
+  double x = 0;
+  try {
+    x = std::stod(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != v.size() || !(x >= lo && x <= hi))
+    fail("recall: " + flag + " expects numbers in " + fmt("%g", lo) + ".." + fmt("%g", hi) + ", got '" + v + "'");
+  return x;
+}
+
+std::string cell_id(const std::string& model, const Point& p, int64_t dim, double lr, int seed, const std::string& knob,
+                    double kv) {
+  std::string id = model + "-" + p.name() + "-d" + std::to_string(dim) + "-lr" + fmt("%g", lr);
+  if (!knob.empty()) id += "-" + knob + fmt("%g", kv);
+  return id + "-s" + std::to_string(seed);
+}
+
+struct Options {
+  std::string out = "runs/recall", threads;
+  std::vector<std::string> models;
+  std::vector<Point> points;
+  std::vector<int64_t> dims;
+  std::vector<double> lrs;
+  int seeds = 2;
+  int64_t steps = 0;  // 0: the task's default
+  std::vector<std::string> train_args;  // --train-args: passed to every cell
+  bool dry_run = false, report_only = false, no_state = false;
+};
+
+Cell make_cell(const Options& o, const std::string& model, const Point& p, int64_t dim, double lr, int seed,
+               const std::string& knob, double kv, const std::string& group) {
+  Cell c;
+  c.model = model, c.p = p, c.dim = dim, c.lr = lr, c.seed = seed, c.knob = knob, c.knob_value = kv, c.group = group;
+  c.causal = attention_info(model).causal_ok;
+  c.heads = knob == "heads" ? int64_t(kv) : std::max<int64_t>(1, std::min<int64_t>(4, dim / 16));
+  c.id = cell_id(model, p, dim, lr, seed, knob, kv);
+  c.args = {"train", "--task", "mqar", "--model", model, "--seq-len", std::to_string(p.T), "--pairs", std::to_string(p.N),
+            "--dim", std::to_string(dim), "--heads", std::to_string(c.heads), "--lr", fmt("%g", lr),
+            "--seed", std::to_string(seed)};
+  if (o.steps > 0) c.args.insert(c.args.end(), {"--steps", std::to_string(o.steps)});
+  if (c.causal) c.args.push_back("--causal");
+  if (c.causal && model == "longformer") c.args.insert(c.args.end(), {"--globals", "0"});  // its causal form
+  if (!knob.empty() && knob != "heads") c.args.insert(c.args.end(), {"--" + knob, fmt("%g", kv)});
+  c.args.insert(c.args.end(), o.train_args.begin(), o.train_args.end());
+  return c;
+}
+
+std::string key_of(const Cell& c) { return join(c.args, " "); }
+
+std::map<std::string, JsonObject> records(const std::string& dir) {
+  std::map<std::string, JsonObject> r;
+  for (auto& o : read_jsonl(dir + "/results.jsonl")) r[json_text(o, "id")] = o;  // the last record of an id wins
+  return r;
+}
+
+bool recorded(const std::map<std::string, JsonObject>& rec, const Cell& c) {
+  auto it = rec.find(c.id);
+  return it != rec.end() && json_text(it->second, "key") == key_of(c);
+}
+bool done(const std::map<std::string, JsonObject>& rec, const Cell& c) {
+  return recorded(rec, c) && json_text(rec.at(c.id), "status") == "ok";
+}
+
+// The learning rate of (model, point, dim[, knob value]) whose seed-1 validation was best, or 0 while any is missing.
+double best_lr(const Options& o, const std::map<std::string, JsonObject>& rec, const Cell& proto) {
+  double best = 0, best_val = -1;
+  for (double lr : o.lrs) {
+    Cell c = make_cell(o, proto.model, proto.p, proto.dim, lr, 1, proto.knob, proto.knob_value, proto.group);
+    if (!done(rec, c)) return 0;
+    double v = json_number(rec.at(c.id), "best_val_acc", -1);
+    if (v > best_val) best_val = v, best = lr;
+  }
+  return best;
+}
+
+// The cells to run now: every seed-1 cell of the learning-rate grid, and the
+// later seeds of each configuration whose grid is complete.
+std::vector<Cell> plan(const Options& o, const std::map<std::string, JsonObject>& rec, int* waiting) {
+  std::vector<Cell> v;
+  *waiting = 0;
+  auto add_config = [&](const std::string& m, const Point& p, int64_t d, const std::string& knob, double kv,
+                        const std::string& group, int seeds) {
+    for (double lr : o.lrs) v.push_back(make_cell(o, m, p, d, lr, 1, knob, kv, group));
+    if (seeds < 2) return;
+    double lr = best_lr(o, rec, make_cell(o, m, p, d, o.lrs[0], 1, knob, kv, group));
+    if (lr == 0) {
+      *waiting += seeds - 1;
+      return;
+    }
+    for (int s = 2; s <= seeds; ++s) v.push_back(make_cell(o, m, p, d, lr, s, knob, kv, group));
+  };
+  for (auto& m : o.models)
+    for (auto& p : o.points)
+      for (int64_t d : o.dims) add_config(m, p, d, "", 0, "grid", o.seeds);
+  if (!o.no_state)
+    for (auto& k : state_knobs())
+      if (std::count(o.models.begin(), o.models.end(), k.model))
+        for (double kv : k.values) add_config(k.model, Point{256, 16}, 64, k.flag, kv, "state", 1);
+  return v;
+}
+
+// The decoding state a trained causal cell keeps after T tokens (-1: it has none, it re-runs the prefix).
+int64_t measured_state(const std::string& ckpt, int64_t T, std::string* method) {
+  Checkpoint ck = load_checkpoint(ckpt);
+  ModelConfig mc = ModelConfig::from_map(ck.model_config);
+  NoGradGuard ng;
+  SequenceClassifier m(mc);
+  m.eval();
+  LmDecoder dec(m);
+  *method = dec.method();
+  if (!dec.incremental()) return -1;
+  for (int64_t t = 0; t < T; ++t) dec.feed(int32_t(1 + t % std::max<int64_t>(1, mc.vocab - 1)));
+  return dec.state_bytes();
+}
+
+std::string run_one(const Options& o, const Cell& c, const std::string& exe) {
+  std::string rel = "cells/" + c.id, dir = o.out + "/" + rel;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<std::string> argv = {exe};
+  argv.insert(argv.end(), c.args.begin(), c.args.end());
+  argv.insert(argv.end(), {"--out", rel, "--quiet"});
+  ChildOptions co;
+  co.cwd = o.out;
+  co.stdout_path = dir + "/stdout.log";
+  co.stderr_path = dir + "/stderr.log";
+  co.env = {{"OMP_NUM_THREADS", o.threads}, {"OPENBLAS_NUM_THREADS", o.threads}};
+  co.timeout_s = 4 * 3600;
+  co.should_stop = [] { return InterruptGuard::pending() != 0; };
+  ChildResult r = run_child(argv, co);
+  if (InterruptGuard::pending()) return "";  // cut short: no record, a rerun starts it again
+  JsonObject fin;
+  for (auto& m : read_jsonl(dir + "/metrics.jsonl"))
+    if (m.count("final")) fin = m;
+  std::ostringstream js;
+  js << "{\"id\": " << json_quote(c.id) << ", \"model\": " << json_quote(c.model) << ", \"group\": " << json_quote(c.group)
+     << ", \"seq_len\": " << c.p.T << ", \"pairs\": " << c.p.N << ", \"dim\": " << c.dim << ", \"heads\": " << c.heads
+     << ", \"lr\": " << fmt("%g", c.lr) << ", \"seed\": " << c.seed << ", \"knob\": " << json_quote(c.knob)
+     << ", \"knob_value\": " << fmt("%g", c.knob_value) << ", \"causal\": " << (c.causal ? "true" : "false")
+     << ", \"cpu_seconds\": " << fmt("%.1f", r.cpu_seconds) << ", \"wall_seconds\": " << fmt("%.1f", r.seconds)
+     << ", \"peak_rss_mb\": " << fmt("%.1f", r.peak_rss_mb) << ", \"build\": " << json_quote(build_commit())
+     << ", \"cpu\": " << json_quote(cpu_name()) << ", \"simd\": " << json_quote(simd_target());
+  std::string summary;
+  if (r.exit_code != 0 || fin.empty()) {
+    std::string err = r.timed_out ? "timed out" : last_line(co.stderr_path);
+    if (err.empty()) err = "exit status " + std::to_string(r.exit_code);
+    js << ", \"status\": \"failed\", \"error\": " << json_quote(err);
+    summary = "FAILED: " + err;
+  } else {
+    js << ", \"status\": \"ok\", \"test_acc\": " << json_text(fin, "test_acc") << ", \"best_val_acc\": "
+       << json_text(fin, "best_val_acc") << ", \"test_examples\": " << json_text(fin, "test_examples", "0");
+    summary = "test " + fmt("%.3f", json_number(fin, "test_acc", 0));
+    if (c.causal) {
+      std::string method;
+      int64_t bytes = -1;
+      try {
+        bytes = measured_state(dir + "/best.ckpt", c.p.T, &method);
+      } catch (const std::exception& e) {
+        method = std::string("not measured: ") + e.what();
+      }
+      js << ", \"state_bytes\": " << bytes << ", \"decode\": " << json_quote(method);
+      if (bytes >= 0) summary += " | state " + fmt("%.0f", double(bytes)) + " B";
+    }
+  }
+  js << ", \"key\": " << json_quote(key_of(c)) << "}";
+  std::fprintf(stderr, "recall: %s: %s | CPU %.0f s\n", c.id.c_str(), summary.c_str(), r.cpu_seconds);
+  return js.str();
+}
+
+// ---- the report ---------------------------------------------------------------------------
+
+struct Row {  // one (model, point, dim) of the grid at its best learning rate
+  double lr = 0;
+  SeedStats st;
+};
+
+std::string pct(const SeedStats& s) {
+  if (s.n() == 0) return "-";
+  std::string r = fmt("%.1f", s.mean);
+  if (s.n() > 1) r += " ± " + fmt("%.1f", s.std);
+  return r;
+}
+
+void write_report(const Options& o) {
+  auto rec = records(o.out);
+  // grid rows at the best learning rate (by seed 1's validation)
+  std::map<std::string, std::map<std::string, Row>> grid;  // model -> "T256-N16-d64" -> row
+  int64_t test_n = 0;
+  for (auto& m : o.models)
+    for (auto& p : o.points)
+      for (int64_t d : o.dims) {
+        Cell proto = make_cell(o, m, p, d, o.lrs[0], 1, "", 0, "grid");
+        double lr = best_lr(o, rec, proto);
+        Row row;
+        row.lr = lr;
+        std::vector<double> acc;
+        if (lr > 0)
+          for (int s = 1; s <= o.seeds; ++s) {
+            Cell c = make_cell(o, m, p, d, lr, s, "", 0, "grid");
+            if (!done(rec, c)) continue;
+            acc.push_back(100 * json_number(rec.at(c.id), "test_acc", 0));
+            test_n = std::max<int64_t>(test_n, int64_t(json_number(rec.at(c.id), "test_examples", 0)));
+          }
+        row.st = seed_stats(acc, test_n);
+        grid[m][p.name() + "-d" + std::to_string(d)] = row;
+      }
+  std::ostringstream md;
+  md << "# Associative recall (MQAR): every model, by sequence length, pairs and width\n\n"
+     << "Written by `attnzoo recall --out " << o.out << "` from " << rec.size() << " records (results.jsonl). "
+     << "Test accuracy (%) over the query positions, at the best of the learning rates {" << join(split([&] {
+          std::string s;
+          for (double lr : o.lrs) s += fmt("%g", lr) + ",";
+          return s;
+        }()), ", ")
+     << "} (chosen by seed 1's validation accuracy), mean ± sample sd over " << o.seeds
+     << " seeds. A value in **bold** differs from full attention's at the same point by more than the seed spread "
+        "(Welch's test, 5%); `-` is a cell not run yet.\n\n";
+  md << "| model |";
+  for (auto& p : o.points)
+    for (int64_t d : o.dims) md << " T" << p.T << " N" << p.N << " d" << d << " |";
+  md << "\n|---|";
+  for (size_t i = 0; i < o.points.size() * o.dims.size(); ++i) md << "---:|";
+  md << "\n";
+  for (auto& m : o.models) {
+    md << "| " << m << (attention_info(m).causal_ok ? "" : " (non-causal)") << " |";
+    for (auto& p : o.points)
+      for (int64_t d : o.dims) {
+        std::string k = p.name() + "-d" + std::to_string(d);
+        const Row& r = grid[m][k];
+        bool diff = m != "full" && grid.count("full") && differs_beyond_seeds(r.st, grid["full"][k].st);
+        md << " " << (diff ? "**" + pct(r.st) + "**" : pct(r.st)) << " |";
+      }
+    md << "\n";
+  }
+  // chart 1: accuracy against dim, one panel per T
+  std::ostringstream blocks, body;
+  size_t bi = 0;
+  for (auto& m : o.models) {
+    for (auto& p : o.points) {
+      blocks << "$d" << bi << " << EOD\n";
+      for (int64_t d : o.dims) {
+        const Row& r = grid[m][p.name() + "-d" + std::to_string(d)];
+        if (r.st.n()) blocks << d << " " << r.st.mean << " " << r.st.std << "\n";
+      }
+      blocks << "EOD\n";
+      ++bi;
+    }
+  }
+  body << "set multiplot layout 1," << o.points.size() << " title 'MQAR: test accuracy against model dim'\n"
+       << "set logscale x 2\nset yrange [0:105]\nset xlabel 'model dim'\nset key off\n";
+  for (size_t pi = 0; pi < o.points.size(); ++pi) {
+    if (pi == o.points.size() - 1) body << "set key outside right font ',8'\n";
+    body << "set title 'T " << o.points[pi].T << ", " << o.points[pi].N << " pairs'\nplot ";
+    for (size_t mi = 0; mi < o.models.size(); ++mi)
+      body << (mi ? ", " : "") << "$d" << mi * o.points.size() + pi << " using 1:2 with linespoints title "
+           << gp_quote(o.models[mi]);
+    body << "\n";
+  }
+  body << "unset multiplot\n";
+  std::string problems;
+  try {
+    draw_with_gnuplot(o.out, "recall-dim", blocks.str(), body.str(), 300 * int(o.points.size()) + 200, 420);
+  } catch (const std::exception& e) {
+    problems += std::string("recall-dim: ") + e.what() + "\n";
+  }
+  // chart 2: accuracy at (256, 16) against decoding state, causal variants
+  std::map<std::string, std::vector<std::pair<double, double>>> pts;  // model -> (bytes, acc %)
+  std::set<std::string> no_state;
+  for (auto& [id, r] : rec) {
+    if (json_text(r, "status") != "ok" || json_text(r, "causal") != "true") continue;
+    if (json_number(r, "seq_len", 0) != 256 || json_number(r, "pairs", 0) != 16 || json_number(r, "seed", 0) != 1) continue;
+    std::string m = json_text(r, "model");
+    if (!std::count(o.models.begin(), o.models.end(), m)) continue;
+    double bytes = json_number(r, "state_bytes", -1);
+    if (bytes < 0) {
+      no_state.insert(m);
+      continue;
+    }
+    // only the best learning rate of each configuration
+    Cell proto = make_cell(o, m, Point{256, 16}, int64_t(json_number(r, "dim", 0)), o.lrs[0], 1, json_text(r, "knob"),
+                           json_number(r, "knob_value", 0), json_text(r, "group"));
+    if (best_lr(o, rec, proto) != json_number(r, "lr", 0)) continue;
+    pts[m].push_back({bytes, 100 * json_number(r, "test_acc", 0)});
+  }
+  std::ostringstream b2, p2;
+  p2 << "set title 'MQAR at T 256, 16 pairs: accuracy against the state kept while decoding'\n"
+     << "set logscale x 2\nset yrange [0:105]\nset xlabel 'decoding state (bytes, measured)'\nset ylabel 'test accuracy (%)'\n"
+     << "set key outside right\nplot ";
+  size_t k = 0;
+  for (auto& [m, v] : pts) {
+    std::sort(v.begin(), v.end());
+    b2 << "$s" << k << " << EOD\n";
+    for (auto& [x, y] : v) b2 << x << " " << y << "\n";
+    b2 << "EOD\n";
+    p2 << (k ? ", " : "") << "$s" << k << " using 1:2 with linespoints title " << gp_quote(m);
+    ++k;
+  }
+  p2 << "\n";
+  if (k) {
+    try {
+      draw_with_gnuplot(o.out, "recall-state", b2.str(), p2.str(), 900, 480);
+    } catch (const std::exception& e) {
+      problems += std::string("recall-state: ") + e.what() + "\n";
+    }
+  }
+  md << "\n![accuracy against model dim](recall-dim.png)\n\n"
+     << "## Recall against decoding state (T 256, 16 pairs)\n\n"
+     << "Every causal variant, trained causal, seed 1, at its best learning rate; x is the decoding state its "
+        "decoder holds after 256 tokens, measured by feeding the trained model (KV cache, window, or recurrent "
+        "state). The points of one model come from its own knob: "
+     << [] {
+          std::string s;
+          for (auto& k : state_knobs()) {
+            std::vector<std::string> v;
+            for (double x : k.values) v.push_back(fmt("%g", x));
+            s += (s.empty() ? "" : "; ") + k.model + " --" + k.flag + " " + join(v, "/");
+          }
+          return s;
+        }()
+     << "; full attention by its width (dims " << [&] {
+          std::vector<std::string> v;
+          for (int64_t d : o.dims) v.push_back(std::to_string(d));
+          return join(v, "/");
+        }() << ").\n\n![accuracy against state](recall-state.png)\n\n";
+  std::vector<std::string> noncausal;
+  for (auto& m : o.models)
+    if (!attention_info(m).causal_ok) noncausal.push_back(m + " (" + attention_info(m).why_not_causal + ")");
+  if (!noncausal.empty())
+    md << "Absent from this chart, because they have no causal form and so keep no state while decoding: "
+       << join(noncausal, "; ") << ".";
+  if (!no_state.empty())
+    md << " Causal but without an incremental state (generation re-runs the whole prefix for every token): "
+       << join(std::vector<std::string>(no_state.begin(), no_state.end())) << ".";
+  md << "\n";
+  if (!problems.empty()) md << "\nCharts not drawn: " << problems;
+  double cpu = 0;
+  for (auto& [id, r] : rec) cpu += json_number(r, "cpu_seconds", 0);
+  md << "\nCPU time of the recorded cells: " << fmt("%.1f", cpu / 3600) << " CPU-hours.\n";
+  std::ofstream(o.out + "/results.md") << md.str();
+}
+
+const char* kHelp =
+    "attnzoo recall --out DIR [flags]\n"
+    "  the associative-recall sweep: every model on MQAR (--task mqar) at each (length, pairs) and width,\n"
+    "  best of a learning-rate grid, and DIR/results.md with DIR/recall-dim.png (accuracy against dim,\n"
+    "  one panel per length) and DIR/recall-state.png (accuracy against decoding state, causal models)\n"
+    "  --models a,b,...    (default: all 20)\n"
+    "  --points T:N,...    sequence length and key-value pairs (default 64:4,128:8,256:16,512:32)\n"
+    "  --dims a,b,...      model widths (default 32,64,128)\n"
+    "  --lrs a,b,...       learning rates tried on seed 1 (default 1e-3,3e-3)\n"
+    "  --seeds K           seeds 2..K run at the best learning rate (default 2)\n"
+    "  --steps S           training steps of every cell (default: the task's)\n"
+    "  --train-args '...'  further flags for every cell's attnzoo train\n"
+    "  --threads T         OMP_NUM_THREADS of each cell (default 1)\n"
+    "  --no-state          skip the state chart's extra cells (windows, features, heads)\n"
+    "  --dry-run           print the cells and whether each is done; --report-only: rewrite the report\n"
+    "A rerun skips finished cells (DIR/results.jsonl); seeds 2..K follow once a configuration's grid is done.\n";
+
+}  // namespace
+
+int cmd_recall(const std::vector<std::string>& args) {
+  for (auto& a : args)
+    if (a == "--help" || a == "-h") return std::printf("%s", kHelp), 0;
+  Flags f("recall", args, {"out", "models", "points", "dims", "lrs", "seeds", "steps", "train-args", "threads"},
+          {"dry-run", "report-only", "no-state"});
+  Options o;
+  o.out = f.str("out", o.out);
+  o.threads = f.str("threads", "1");
+  parse_number("--threads", o.threads, 1, 256);
+  o.models = f.has("models") ? split(f.str("models", "")) : attention_names();
+  for (auto& m : o.models) attention_info(m);  // throws naming the valid ones
+  if (o.models.empty()) fail("recall: --models lists no model");
+  for (auto& s : split(f.str("points", "64:4,128:8,256:16,512:32"))) {
+    auto colon = s.find(':');
+    if (colon == std::string::npos) fail("recall: --points expects LENGTH:PAIRS items, got '" + s + "'");
+    Point p{int64_t(parse_number("--points", s.substr(0, colon), 4, 65536)),
+            int64_t(parse_number("--points", s.substr(colon + 1), 1, 32768))};
+    if (4 * p.N > p.T) fail("recall: --points " + s + ": " + std::to_string(p.N) + " pairs need at least " +
+                            std::to_string(4 * p.N) + " tokens (the pairs, then a query and its answer slot per pair)");
+    o.points.push_back(p);
+  }
+  for (auto& s : split(f.str("dims", "32,64,128"))) o.dims.push_back(int64_t(parse_number("--dims", s, 4, 4096)));
+  for (auto& s : split(f.str("lrs", "1e-3,3e-3"))) o.lrs.push_back(parse_number("--lrs", s, 1e-6, 1));
+  if (o.points.empty() || o.dims.empty() || o.lrs.empty()) fail("recall: --points, --dims and --lrs must list something");
+  o.seeds = int(f.integer("seeds", 2));
+  if (o.seeds < 1 || o.seeds > 20) fail("recall: --seeds must be in 1..20, got " + std::to_string(o.seeds));
+  o.steps = f.integer("steps", 0);
+  if (o.steps < 0) fail("recall: --steps must not be negative");
+  std::istringstream ta(f.str("train-args", ""));
+  for (std::string w; ta >> w;) o.train_args.push_back(w);
+  o.dry_run = f.on("dry-run"), o.report_only = f.on("report-only"), o.no_state = f.on("no-state");
+  fs::create_directories(o.out);
+  if (!o.report_only) {
+    std::string exe = fs::read_symlink("/proc/self/exe").string();
+    InterruptGuard guard;
+    while (true) {
+      auto rec = records(o.out);
+      int waiting = 0;
+      std::vector<Cell> todo;
+      for (auto& c : plan(o, rec, &waiting))
+        if (!recorded(rec, c)) todo.push_back(c);  // a failed cell is not retried (its record says why)
+      if (o.dry_run) {
+        for (auto& c : plan(o, rec, &waiting))
+          std::printf("attnzoo %s  # %s\n", join(c.args, " ").c_str(), done(rec, c) ? "done" : recorded(rec, c) ? "failed" : "to run");
+        std::printf("# %d more cells wait for their learning-rate grid\n", waiting);
+        return 0;
+      }
+      if (todo.empty()) break;
+      std::fprintf(stderr, "recall: %zu cells to run (%d more wait for their learning-rate grid) in %s\n", todo.size(),
+                   waiting, o.out.c_str());
+      for (auto& c : todo) {
+        std::string line = run_one(o, c, exe);
+        if (InterruptGuard::pending()) {
+          write_report(o);
+          std::fprintf(stderr, "recall: interrupted; the same command resumes the sweep\n");
+          return 130;
+        }
+        std::ofstream(o.out + "/results.jsonl", std::ios::app) << line << "\n";
+      }
+      if (waiting == 0) break;
+    }
+  }
+  write_report(o);
+  std::fprintf(stderr, "recall: report in %s/results.md\n", o.out.c_str());
+  return 0;
+}
+
+}  // namespace az
