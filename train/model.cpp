@@ -262,6 +262,23 @@ Tensor SequenceClassifier::forward(const Batch& b) {
   return head_->forward(pool(h, key_pad));
 }
 
+Tensor SequenceClassifier::target_logits(const Batch& b) {
+  if (cfg_.head != "token") fail("target_logits: the model's head is '" + cfg_.head + "', not token");
+  if (int64_t(b.targets.size()) != int64_t(b.B) * b.N)
+    fail("the token head needs a target per position, batch has " + std::to_string(b.targets.size()) + " for " +
+         std::to_string(int64_t(b.B) * b.N) + " positions");
+  std::vector<int32_t> rows;
+  for (size_t i = 0; i < b.targets.size(); ++i)
+    if (b.targets[i] != kIgnoreTarget) rows.push_back(int32_t(i));
+  Tensor key_pad;
+  Tensor h = encode(b, &key_pad);
+  if (cls_.defined()) h = narrow(h, 1, 1, h.size(1) - 1);
+  const int64_t T = int64_t(rows.size());
+  if (T == 0) fail("target_logits: the batch has no target");
+  Tensor at = gather_rows(reshape(h, {1, int64_t(b.B) * b.N, cfg_.dim}), IntTensor({1, T}, rows));  // [1,T,D]
+  return head_->forward(reshape(at, {T, cfg_.dim}));
+}
+
 Tensor SequenceClassifier::embed_token(int32_t token, int64_t t) {
   if (cfg_.patch_dim > 0 || cls_.defined() || t < 0 || t >= cfg_.max_len)
     fail("embed_token: position " + std::to_string(t) + " of a token model without CLS (0.." +

@@ -6,7 +6,9 @@
 //      sequence: pool (mean over non-padding, or a CLS token) -> Linear -> logits [B,C]
 //      pair:     u = pool(encode(a)), v = pool(encode(b)) with the same encoder;
 //                [u, v, u*v, u-v] [B,4D] -> Linear(4D,D) -> GELU -> Linear(D,C)  (LRA's retrieval model)
-//      token:    Linear at every position -> logits [B,N,C] (positions without a target are ignored)
+//      token:    Linear at every position -> logits [B,N,C] (positions without a target are ignored);
+//                target_logits: the Linear at the positions with a target only -> [T,C] (MQAR: a few
+//                queries among hundreds of positions, at a vocabulary of thousands)
 //
 // One ModelConfig describes it completely; it is saved in every checkpoint.
 #pragma once
@@ -71,6 +73,9 @@ class SequenceClassifier : public Module {
   explicit SequenceClassifier(const ModelConfig& c);
   // logits [B,C] (sequence, pair heads) or [B,N,C] (token head)
   Tensor forward(const Batch& b);
+  // Token head: logits [T,C] at the T positions whose target is not kIgnoreTarget, in row-major
+  // (example, position) order; the head runs at those positions alone.  Equal to forward's rows there.
+  Tensor target_logits(const Batch& b);
   // The input to block 0 and the padding mask the blocks see (with the CLS
   // token, one more position in front).  Used by forward and by attnmap.
   Tensor embed(const Batch& b, Tensor* key_pad);

@@ -89,10 +89,16 @@ Checkpoint load_checkpoint_everywhere(const std::string& path) {
   }
 }
 
+// The most frequent class's share: of the labels, or of the per-position targets (token head).
 double majority_rate(const Dataset& d) {
   std::vector<int64_t> c(size_t(std::max(d.num_classes, 1)), 0);
-  for (int32_t l : d.labels) c[size_t(l)]++;
-  return d.size() ? double(*std::max_element(c.begin(), c.end())) / double(d.size()) : 0;
+  int64_t n = 0;
+  if (d.targets.empty())
+    for (int32_t l : d.labels) c[size_t(l)]++, ++n;
+  for (auto& t : d.targets)
+    for (int32_t x : t)
+      if (x != kIgnoreTarget && x >= 0 && size_t(x) < c.size()) c[size_t(x)]++, ++n;
+  return n ? double(*std::max_element(c.begin(), c.end())) / double(n) : 0;
 }
 
 // The first parameter holding a NaN or Inf ("" if none).
@@ -104,7 +110,31 @@ std::string first_nonfinite_value(const Module& m) {
 }
 }  // namespace
 
+namespace {
+// The targets that are not ignored, in row-major order: what target_logits' rows predict.
+std::vector<int32_t> present_targets(const Batch& b) {
+  std::vector<int32_t> t;
+  for (int32_t x : b.targets)
+    if (x != kIgnoreTarget) t.push_back(x);
+  return t;
+}
+}  // namespace
+
+Tensor scored_logits(SequenceClassifier& model, const Batch& b) {
+  if (model.config().head != "token") return model.forward(b);
+  size_t present = 0;
+  for (int32_t x : b.targets) present += x != kIgnoreTarget;
+  return present > 0 && 2 * present <= b.targets.size() ? model.target_logits(b) : model.forward(b);
+}
+
 Tensor loss_of(const Tensor& logits, const Batch& b) {
+  if (logits.dim() == 2 && !b.targets.empty()) {  // token head at the target positions: [T,C]
+    std::vector<int32_t> t = present_targets(b);
+    if (int64_t(t.size()) != logits.size(0))
+      fail("logits at " + std::to_string(logits.size(0)) + " positions for a batch with " + std::to_string(t.size()) +
+           " targets");
+    return cross_entropy(logits, IntTensor({logits.size(0)}, t), kIgnoreTarget);
+  }
   if (logits.dim() == 3) {  // token head: [B,N,C] against targets [B,N]
     int64_t rows = logits.size(0) * logits.size(1);
     if (int64_t(b.targets.size()) != rows)
@@ -117,7 +147,10 @@ Tensor loss_of(const Tensor& logits, const Batch& b) {
 
 std::pair<int64_t, int64_t> correct_of(const Tensor& logits, const Batch& b) {
   int64_t C = logits.size(-1), rows = logits.numel() / C, correct = 0, counted = 0;
-  const std::vector<int32_t>& want = logits.dim() == 3 ? b.targets : b.labels;
+  const bool at_targets = logits.dim() == 2 && !b.targets.empty();  // scored_logits' [T,C]
+  const std::vector<int32_t> present = at_targets ? present_targets(b) : std::vector<int32_t>();
+  const std::vector<int32_t>& want = at_targets ? present : logits.dim() == 3 ? b.targets : b.labels;
+  if (int64_t(want.size()) < rows) fail("logits for " + std::to_string(rows) + " predictions, batch has " + std::to_string(want.size()));
   for (int64_t i = 0; i < rows; ++i) {
     if (want[size_t(i)] == kIgnoreTarget) continue;
     const float* row = logits.data() + i * C;
@@ -327,7 +360,7 @@ EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const Bat
   std::vector<double> sums = {0, 0, 0};  // loss * predictions, correct, predictions
   for (size_t k = size_t(dist::rank()); k < count; k += size_t(dist::size())) {
     const Batch& b = batches[k];
-    Tensor logits = model.forward(b);
+    Tensor logits = scored_logits(model, b);
     auto [correct, counted] = correct_of(logits, b);
     sums[0] += loss_of(logits, b).item() * double(counted);
     sums[1] += double(correct);
@@ -356,7 +389,7 @@ Trainer::StepResult Trainer::step() {
   Batch b = batcher_->next();                                               // the global batch
   if (dist::size() > 1) b = dist::slice_rows(b, rows_.first, rows_.rows);  // this rank's rows
   dist::maybe_inject_fault(step_ + 1);
-  Tensor logits = model_->forward(b);
+  Tensor logits = scored_logits(*model_, b);
   Tensor loss = loss_of(logits, b);
   opt_->zero_grad();
   try {

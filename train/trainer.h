@@ -137,7 +137,12 @@ std::string first_nonfinite_grad(const Module& m);
 // (a model trained on circle/square/triangle would silently score 0 on bird/cat/dog).
 void check_classes(const TrainConfig& tc, const Dataset& d, const std::string& ckpt);
 
-// The loss of a batch for the model's head (labels, or per-position targets)
+// The logits a step or an evaluation scores: forward's, except for the token head when
+// at most half the positions have a target (MQAR's queries): then the head runs at those
+// positions alone and the logits are [T,C] in row-major order (SequenceClassifier::target_logits).
+Tensor scored_logits(SequenceClassifier& model, const Batch& b);
+// The loss of a batch for the model's head (labels, per-position targets against [B,N,C],
+// or the targets at their positions against scored_logits' [T,C])
 // and how many of its predictions are right, out of how many.
 Tensor loss_of(const Tensor& logits, const Batch& b);
 std::pair<int64_t, int64_t> correct_of(const Tensor& logits, const Batch& b);
