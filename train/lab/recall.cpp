@@ -125,6 +125,8 @@ struct Options {
   std::vector<double> lrs;
   int seeds = 2;
   int64_t steps = 0;  // 0: the task's default
+  Point state_point{256, 16};  // where the state chart's knobs vary
+  int64_t state_dim = 64;
   std::vector<std::string> train_args;  // --train-args: passed to every cell
   bool dry_run = false, report_only = false, no_state = false;
 };
@@ -197,7 +199,9 @@ std::vector<Cell> plan(const Options& o, const std::map<std::string, JsonObject>
   if (!o.no_state)
     for (auto& k : state_knobs())
       if (std::count(o.models.begin(), o.models.end(), k.model))
-        for (double kv : k.values) add_config(k.model, Point{256, 16}, 64, k.flag, kv, "state", 1);
+        for (double kv : k.values)
+          if (!(k.flag == "heads" && (o.state_dim % int64_t(kv) != 0)))
+            add_config(k.model, o.state_point, o.state_dim, k.flag, kv, "state", 1);
   return v;
 }
 
@@ -370,7 +374,9 @@ void write_report(const Options& o) {
   std::set<std::string> no_state;
   for (auto& [id, r] : rec) {
     if (json_text(r, "status") != "ok" || json_text(r, "causal") != "true") continue;
-    if (json_number(r, "seq_len", 0) != 256 || json_number(r, "pairs", 0) != 16 || json_number(r, "seed", 0) != 1) continue;
+    if (json_number(r, "seq_len", 0) != double(o.state_point.T) || json_number(r, "pairs", 0) != double(o.state_point.N) ||
+        json_number(r, "seed", 0) != 1)
+      continue;
     std::string m = json_text(r, "model");
     if (!std::count(o.models.begin(), o.models.end(), m)) continue;
     double bytes = json_number(r, "state_bytes", -1);
@@ -379,13 +385,14 @@ void write_report(const Options& o) {
       continue;
     }
     // only the best learning rate of each configuration
-    Cell proto = make_cell(o, m, Point{256, 16}, int64_t(json_number(r, "dim", 0)), o.lrs[0], 1, json_text(r, "knob"),
+    Cell proto = make_cell(o, m, o.state_point, int64_t(json_number(r, "dim", 0)), o.lrs[0], 1, json_text(r, "knob"),
                            json_number(r, "knob_value", 0), json_text(r, "group"));
     if (best_lr(o, rec, proto) != json_number(r, "lr", 0)) continue;
     pts[m].push_back({bytes, 100 * json_number(r, "test_acc", 0)});
   }
   std::ostringstream b2, p2;
-  p2 << "set title 'MQAR at T 256, 16 pairs: accuracy against the state kept while decoding'\n"
+  p2 << "set title 'MQAR at T " << o.state_point.T << ", " << o.state_point.N
+     << " pairs: accuracy against the state kept while decoding'\n"
      << "set logscale x 2\nset yrange [0:105]\nset xlabel 'decoding state (bytes, measured)'\nset ylabel 'test accuracy (%)'\n"
      << "set key outside right\nplot ";
   size_t k = 0;
@@ -406,10 +413,10 @@ void write_report(const Options& o) {
     }
   }
   md << "\n![accuracy against model dim](recall-dim.png)\n\n"
-     << "## Recall against decoding state (T 256, 16 pairs)\n\n"
+     << "## Recall against decoding state (T " << o.state_point.T << ", " << o.state_point.N << " pairs)\n\n"
      << "Every causal variant, trained causal, seed 1, at its best learning rate; x is the decoding state its "
-        "decoder holds after 256 tokens, measured by feeding the trained model (KV cache, window, or recurrent "
-        "state). The points of one model come from its own knob: "
+        "decoder holds after " << o.state_point.T << " tokens, measured by feeding the trained model (KV cache, window, or recurrent "
+        "state). The points of one model come from its own knob (at dim " << o.state_dim << "): "
      << [] {
           std::string s;
           for (auto& k : state_knobs()) {
@@ -452,8 +459,9 @@ const char* kHelp =
     "  --lrs a,b,...       learning rates tried on seed 1 (default 1e-3,3e-3)\n"
     "  --seeds K           seeds 2..K run at the best learning rate (default 2)\n"
     "  --steps S           training steps of every cell (default: the task's)\n"
-    "  --train-args '...'  further flags for every cell's attnzoo train\n"
+    "  --train-args='...'  further flags for every cell's attnzoo train (with '=': they begin with --)\n"
     "  --threads T         OMP_NUM_THREADS of each cell (default 1)\n"
+    "  --state-point T:N   where the state chart's knobs vary (default 256:16), at --state-dim D (default 64)\n"
     "  --no-state          skip the state chart's extra cells (windows, features, heads)\n"
     "  --dry-run           print the cells and whether each is done; --report-only: rewrite the report\n"
     "A rerun skips finished cells (DIR/results.jsonl); seeds 2..K follow once a configuration's grid is done.\n";
@@ -463,7 +471,8 @@ const char* kHelp =
 int cmd_recall(const std::vector<std::string>& args) {
   for (auto& a : args)
     if (a == "--help" || a == "-h") return std::printf("%s", kHelp), 0;
-  Flags f("recall", args, {"out", "models", "points", "dims", "lrs", "seeds", "steps", "train-args", "threads"},
+  Flags f("recall", args, {"out", "models", "points", "dims", "lrs", "seeds", "steps", "train-args", "threads",
+                            "state-point", "state-dim"},
           {"dry-run", "report-only", "no-state"});
   Options o;
   o.out = f.str("out", o.out);
@@ -472,15 +481,18 @@ int cmd_recall(const std::vector<std::string>& args) {
   o.models = f.has("models") ? split(f.str("models", "")) : attention_names();
   for (auto& m : o.models) attention_info(m);  // throws naming the valid ones
   if (o.models.empty()) fail("recall: --models lists no model");
-  for (auto& s : split(f.str("points", "64:4,128:8,256:16,512:32"))) {
+  auto point = [](const std::string& flag, const std::string& s) {
     auto colon = s.find(':');
-    if (colon == std::string::npos) fail("recall: --points expects LENGTH:PAIRS items, got '" + s + "'");
-    Point p{int64_t(parse_number("--points", s.substr(0, colon), 4, 65536)),
-            int64_t(parse_number("--points", s.substr(colon + 1), 1, 32768))};
-    if (4 * p.N > p.T) fail("recall: --points " + s + ": " + std::to_string(p.N) + " pairs need at least " +
+    if (colon == std::string::npos) fail("recall: " + flag + " expects LENGTH:PAIRS items, got '" + s + "'");
+    Point p{int64_t(parse_number(flag, s.substr(0, colon), 4, 65536)),
+            int64_t(parse_number(flag, s.substr(colon + 1), 1, 32768))};
+    if (4 * p.N > p.T) fail("recall: " + flag + " " + s + ": " + std::to_string(p.N) + " pairs need at least " +
                             std::to_string(4 * p.N) + " tokens (the pairs, then a query and its answer slot per pair)");
-    o.points.push_back(p);
-  }
+    return p;
+  };
+  for (auto& s : split(f.str("points", "64:4,128:8,256:16,512:32"))) o.points.push_back(point("--points", s));
+  o.state_point = point("--state-point", f.str("state-point", "256:16"));
+  o.state_dim = int64_t(parse_number("--state-dim", f.str("state-dim", "64"), 4, 4096));
   for (auto& s : split(f.str("dims", "32,64,128"))) o.dims.push_back(int64_t(parse_number("--dims", s, 4, 4096)));
   for (auto& s : split(f.str("lrs", "1e-3,3e-3"))) o.lrs.push_back(parse_number("--lrs", s, 1e-6, 1));
   if (o.points.empty() || o.dims.empty() || o.lrs.empty()) fail("recall: --points, --dims and --lrs must list something");
