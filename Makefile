@@ -15,6 +15,17 @@ CXXFLAGS ?= $(OPT) $(DEBUG) -std=c++17 -fopenmp -Wall -Wextra -Wno-unused-parame
 CPPFLAGS += -I. -I/usr/include/stb
 LDLIBS   += -lxsmm -lopenblas -lhwy -lstb -lz -lfftw3f -lpthread -ldl
 ARFLAGS  = rcs
+# ccache, where installed (make deps installs it): rebuilding sources already
+# compiled once on this machine (a fresh clone, CI after a session, the sanitizer
+# build after a checkout) costs a cache look-up per object.  Depend mode keys the
+# cache by the compiler's own -MMD output, so a miss costs what a plain compile
+# does (10 of our files at -O3 with a cold cache, Xeon Sapphire Rapids, busy: 71.6
+# and 84.9 CPU-s against 72.3 and 89.3 plain, two rounds; the default mode, which
+# runs the preprocessor first, 87.0 against 72.3).  No hash of the folder, so that
+# clones share the cache.  CCACHE= turns it off.
+CCACHE   ?= $$(command -v ccache)
+export CCACHE_DEPEND ?= true
+export CCACHE_NOHASHDIR ?= true
 
 # Parallel by default: plain `make` (and so `make train`, `make test` on a fresh
 # machine) runs one job per core.  A -j on the command line wins; sub-makes
@@ -50,7 +61,7 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.cpp=$(BUILD)/examples/%)
 all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPLE_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
-DEB_PKGS := libopenblas-openmp-dev libhwy-dev libxsmm-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist fortunes \
+DEB_PKGS := ccache libopenblas-openmp-dev libhwy-dev libxsmm-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist fortunes \
             libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev manpages manpages-dev libssl-doc
 deps: $(DEPS_OK)
 $(DEPS_OK): .ci/deps.sh Makefile
@@ -71,7 +82,7 @@ FORCE:
 
 $(BUILD)/%.o: %.cpp $(FLAGS_FILE) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+	$(CCACHE) $(CXX) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
 
 # A test program's own code is glue around the library (the time its suite takes
 # is spent in libattnzoo, built at OPT, and in the attnzoo it starts): built at
@@ -141,7 +152,7 @@ uninstall:
 MPI_OBJ := $(filter-out $(BUILD)/train/distributed.o,$(LIB_OBJ)) $(BUILD)/mpi/distributed.o
 $(BUILD)/mpi/distributed.o: train/distributed.cpp $(FLAGS_FILE) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(MPICXX) $(CPPFLAGS) $(CXXFLAGS) -DAZ_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -c $< -o $@
+	$(CCACHE) $(MPICXX) $(CPPFLAGS) $(CXXFLAGS) -DAZ_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -c $< -o $@
 
 $(BUILD)/attnzoo-mpi: $(BUILD)/train/cli/main.o $(MPI_OBJ)
 	$(MPICXX) $(CXXFLAGS) $^ -o $@ $(LDLIBS)
@@ -229,7 +240,7 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.cpp,%,$(wildcard tests/fuzz/fuzz_*.
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 $(FUZZ_BUILD)/%.o: %.cpp | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CXX) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+	$(CCACHE) $(FUZZ_CXX) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 # stb_image calls memcpy(NULL, p, 0) for an empty PNG chunk, and on a corrupt
 # JPEG its bit reader shifts a 32-bit word by 32 (stb_image.h:2065, 2.27; a
 # uint32 value, no memory touched; found by fuzz_image, input kept under
