@@ -128,7 +128,10 @@ TEST_CASE("mqar: deterministic for a seed; seeds and splits differ") {
   CHECK(a.train.seqs == b.train.seqs);
   CHECK(a.train.targets == b.train.targets);
   CHECK(a.test.seqs == b.test.seqs);
-  CHECK(a.train.seqs != a.val.seqs);  // the splits draw from different streams
+  // the splits draw from different streams: validation and test are not the first training examples
+  CHECK(!std::equal(a.val.seqs.begin(), a.val.seqs.end(), a.train.seqs.begin()));
+  CHECK(!std::equal(a.test.seqs.begin(), a.test.seqs.end(), a.train.seqs.begin()));
+  CHECK(!std::equal(a.test.seqs.begin(), a.test.seqs.end(), a.val.seqs.begin()));
   MqarConfig d = c;
   d.seed = 2;
   CHECK(mqar_splits(d).train.seqs != a.train.seqs);

@@ -249,7 +249,7 @@ TEST_CASE("the command line refuses bad input with one line and status 2") {
       {"train --steps -3", "--steps must be positive, got -3"},
       {"train --batch 0", "--batch must be positive, got 0"},
       {"train --model nope", "unknown model 'nope' (valid: "},
-      {"train --task nope --steps 1", "unknown task 'nope' (valid: image, image-folder, listops, lm, pathfinder, retrieval, text)"},
+      {"train --task nope --steps 1", "unknown task 'nope' (valid: image, image-folder, listops, lm, mqar, pathfinder, retrieval, text)"},
       {"train --heads 3 --dim 64", "--heads 3 must divide --dim 64"},
       {"train --dim 0", "--dim must be positive, got 0"},
       {"train --lr -1", "--lr must be positive"},

@@ -272,7 +272,7 @@ Tensor SequenceClassifier::target_logits(const Batch& b) {
     if (b.targets[i] != kIgnoreTarget) rows.push_back(int32_t(i));
   Tensor key_pad;
   Tensor h = encode(b, &key_pad);
-  if (cls_.defined()) h = narrow(h, 1, 1, h.size(1) - 1);
+  if (cls_.defined()) h = narrow(h, 1, 1, h.size(1) - 1);  // the CLS position has no target
   const int64_t T = int64_t(rows.size());
   if (T == 0) fail("target_logits: the batch has no target");
   Tensor at = gather_rows(reshape(h, {1, int64_t(b.B) * b.N, cfg_.dim}), IntTensor({1, T}, rows));  // [1,T,D]
