@@ -89,10 +89,19 @@ Checkpoint load_checkpoint_everywhere(const std::string& path) {
   }
 }
 
+// The share of the most common class: of the labels, or for a per-position task (lm,
+// recall) of the targets that count, so that "chance" is the best constant guess there too.
 double majority_rate(const Dataset& d) {
   std::vector<int64_t> c(size_t(std::max(d.num_classes, 1)), 0);
-  for (int32_t l : d.labels) c[size_t(l)]++;
-  return d.size() ? double(*std::max_element(c.begin(), c.end())) / double(d.size()) : 0;
+  int64_t n = 0;
+  if (!d.targets.empty()) {
+    for (auto& row : d.targets)
+      for (int32_t t : row)
+        if (t != kIgnoreTarget && t >= 0 && size_t(t) < c.size()) c[size_t(t)]++, ++n;
+  } else {
+    for (int32_t l : d.labels) c[size_t(l)]++, ++n;
+  }
+  return n ? double(*std::max_element(c.begin(), c.end())) / double(n) : 0;
 }
 
 // The first parameter holding a NaN or Inf ("" if none).
