@@ -664,6 +664,10 @@ TEST_CASE("a report of all 20 models with an LM column: dashes with reasons, LM 
     CHECK(attention_info(json_text(r, "model")).causal_ok);
     double bpb = json_number(r, "test_bits_per_byte", -1);
     CHECK((bpb > 0 && bpb < 8.5));  // about uniform after 4 steps of a tiny model
+    // the cell's own result line says the same (in bits, not nats)
+    char line[64];
+    std::snprintf(line, sizeof line, "test bits per byte %.4f", bpb);
+    CHECK_MESSAGE(slurp(dir + "/cells/" + json_text(r, "id") + "/stdout.log").find(line) != std::string::npos, line);
     CHECK(json_number(r, "majority_rate", 1) < 0.5);  // the commonest byte, not a constant label
   }
   CHECK(read_jsonl(dir + "/data/lm/baselines.jsonl").size() == 2);  // unigram and the n-gram
