@@ -636,6 +636,9 @@ TEST_CASE("the groups a score separates: cuts where every model above differs fr
   // a chain: 62 and 61.6 overlap, 61.6 and 61.2 overlap, but 62 and 61.2 differ: no clean cut
   CHECK(separated_groups({s(62.0), s(61.6), s(61.2)}) == G{{0, 1, 2}});
   CHECK(separated_groups({}).empty());
+  // neighbours that differ are not enough: the widely spread third overlaps the first
+  CHECK(separated_groups({seed_stats({70, 70.1, 69.9}, 0), seed_stats({60, 60.1, 59.9}, 0), seed_stats({40, 55, 70}, 0)}) ==
+        G{{0, 1, 2}});
   // one seed: no claim, one group
   CHECK(separated_groups({seed_stats({70}, 0), seed_stats({30}, 0)}) == G{{0, 1}});
 }
