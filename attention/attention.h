@@ -76,6 +76,9 @@ struct AttentionInfo {
   bool causal_ok = false;  // supports cfg.causal
   std::string family;      // "dense", "fixed", "learned", "low-rank/kernel", "attention-free"
   std::string why_not_causal = {};  // without a causal form: why, in a few words (for the refusal)
+  // Settings its causal form needs where the defaults have none (longformer: no global tokens):
+  // what a caller that must run it causally (the lm column of `attnzoo lra`) passes.
+  std::map<std::string, double> causal_knobs = {};
 };
 
 struct RegisterAttention {

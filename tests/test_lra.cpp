@@ -178,7 +178,7 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
 
   // results.md: Table 1 with LRA's rows beside ours, Table 2, the chart, the preset
   std::string md = slurp(dir + "/results.md");
-  for (const char* s : {"## Test accuracy (%), LRA Table 1 layout", "| ListOps | Pathfinder | Avg |", "| **full** | dense |",
+  for (const char* s : {"## Test results, LRA Table 1 layout", "| ListOps | Pathfinder | LRA avg | Score |", "| **full** | dense |",
                         "| *LRA: Transformer* |", "*36.37*", "| **local** | fixed |", "| *LRA: Local Attention* |",
                         "chance (majority class)", "## Speed and memory, LRA Table 2 layout", "steps/s 64", "peak memory 64",
                         "](chart.svg)", "## The preset `tiny`", "attnzoo lra --preset tiny",
@@ -212,7 +212,7 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
     keep.close();
     REQUIRE_MESSAGE(run_cli(kSweep + part + " --report-only", &out) == 0, out);
     std::string pmd = slurp(part + "/results.md");
-    CHECK(pmd.find("the average chart is not drawn") != std::string::npos);
+    CHECK(pmd.find("so the main chart is not drawn") != std::string::npos);
     CHECK(pmd.find("(7 records, build ") != std::string::npos);  // six bench cells and listops-full
     CHECK(pmd.find("; 1 record names no machine (written before records did)") != std::string::npos);
     CHECK(pmd.find("](chart.svg)") == std::string::npos);
@@ -428,16 +428,16 @@ TEST_CASE("lra refuses bad flags with one line naming the valid values; --dry-ru
   CHECK(run_cli("lra --preset tiny --models full,nosuch --out /tmp/x", &out) == 2);
   CHECK(out.find("unknown model 'nosuch' (valid: ") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --tasks listops,nope --out /tmp/x", &out) == 2);
-  CHECK(out.find("unknown task 'nope' (valid: listops, text, retrieval, image, pathfinder)") != std::string::npos);
+  CHECK(out.find("unknown task 'nope' (valid: listops, text, retrieval, image, pathfinder, ") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --model-args 'local --window 3' --out /tmp/x", &out) == 2);
   CHECK(out.find("expected MODEL=--flag value") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --steps-scale 0 --out /tmp/x", &out) == 2);
   CHECK(run_cli("lra --preset tiny --bogus 1 --out /tmp/x", &out) == 2);
   CHECK(out.find("unknown flag --bogus") != std::string::npos);
   CHECK(!fs::exists("/tmp/x/cells"));
-  // --dry-run: flash is left out unless named; the bench cells follow the training cells
+  // --dry-run: every model, flash too; the bench cells follow the training cells
   REQUIRE(run_cli("lra --preset quick --dry-run --out /tmp/x", &out) == 0);
-  CHECK(out.find("--model flash") == std::string::npos);
+  CHECK(out.find("--model flash") != std::string::npos);
   CHECK(out.find("train --task listops --data data/listops --model full --seq-len 128") != std::string::npos);
   CHECK(out.find("bench --model full --seq-len 4096") != std::string::npos);
   REQUIRE(run_cli("lra --preset quick --models flash --tasks image --dry-run --out /tmp/x", &out) == 0);
@@ -517,11 +517,32 @@ TEST_CASE("--seeds 2 trains every cell twice and the report shows mean +- std, t
   char want[64];
   std::snprintf(want, sizeof want, "| **full** | dense | %.1f ± %.1f |", (a + b) / 2, std::fabs(a - b) / std::sqrt(2.0));
   CHECK_MESSAGE(md.find(want) != std::string::npos, want, "\n", md);
-  for (const char* s : {"## Difference from full attention (points)", "| local |", "test-set standard error (binomial)",
+  for (const char* s : {"## Difference from full attention\n", "| local |", "test-set standard error (binomial)",
                         "(n=16)", "error bars: ± one standard deviation", "CPU-min |"})
     CHECK_MESSAGE(md.find(s) != std::string::npos, s);
   CHECK(slurp(dir + "/chart.gp").find("with yerrorbars") != std::string::npos);
   CHECK(slurp(dir + "/chart.png").substr(0, 8) == "\x89PNG\r\n\x1a\n");
+  {  // known values, full far above local: the score (ListOps alone) separates them into two groups
+    std::string text = slurp(dir + "/results.jsonl"), kept;
+    std::istringstream all(text);
+    std::map<std::string, std::string> acc = {{"listops-full", "0.9375"}, {"listops-full-s2", "0.875"},
+                                              {"listops-local", "0.25"}, {"listops-local-s2", "0.3125"}};
+    for (std::string line; std::getline(all, line);) {
+      JsonObject r;
+      REQUIRE(parse_json_object(line, &r));
+      size_t at = line.find("\"test_acc\": ") + 12;
+      line.replace(at, line.find(',', at) - at, acc.at(json_text(r, "id")));
+      at = line.find("\"majority_rate\": ") + 17;
+      line.replace(at, line.find(',', at) - at, "0.25");
+      kept += line + "\n";
+    }
+    std::ofstream(dir + "/results.jsonl") << kept;
+    REQUIRE_MESSAGE(run_cli(cmd + " --report-only", &out) == 0, out);
+    std::string k = slurp(dir + "/results.md");
+    CHECK_MESSAGE(k.find("The score separates 2 groups:\n\n1. full 90.6\n2. local 28.1\n") != std::string::npos, k);
+    CHECK(k.find("1 of 1 pairs differ.") != std::string::npos);
+    std::ofstream(dir + "/results.jsonl") << text;  // as the sweep wrote them
+  }
   // one seed more: only the new seed's cells run; a missing seed is shown as such
   REQUIRE_MESSAGE(run_cli("lra --preset tiny --models full,local --tasks listops --threads 1 --seeds 3 --no-bench --out " + dir, &out) == 0, out);
   CHECK(out.find("6 cells, 4 already done, 2 to run") != std::string::npos);
@@ -572,4 +593,151 @@ TEST_CASE("a Text sweep on the user's corpus (--text-data) reports the bag-of-by
   std::snprintf(line, sizeof line, "text: baselines on this data (fit on train, test accuracy): majority %.3f, length only %.3f, bag of bytes %.3f",
                 b["majority"], b["length only"], b["bag of bytes"]);
   CHECK_MESSAGE(log.find(line) != std::string::npos, log);
+}
+
+TEST_CASE("which model can run which task: from the registries' facts, with the reason") {
+  for (auto& m : attention_names()) {
+    CAPTURE(m);
+    const AttentionInfo& a = attention_info(m);
+    std::string why = lra_cannot_run("lm", m);  // lm predicts each byte from the ones before it
+    CHECK(why.empty() == a.causal_ok);
+    if (!a.causal_ok) {
+      CHECK(why.find("no causal form") == 0);
+      CHECK(why.find(a.why_not_causal) != std::string::npos);  // the model's own words
+    }
+    for (const char* t : {"listops", "text", "retrieval", "image", "pathfinder"}) CHECK(lra_cannot_run(t, m).empty());
+  }
+  CHECK(lra_cannot_run("lm", "fnet") == "no causal form: its Fourier transform over positions mixes every position into each output");
+  CHECK(lra_lower_is_better("lm"));
+  CHECK(!lra_lower_is_better("listops"));
+  JsonObject r = {{"test_acc", "0.25"}, {"test_bits_per_byte", "2.5"}};
+  CHECK(lra_value(r, "listops") == doctest::Approx(25));
+  CHECK(lra_value(r, "lm") == doctest::Approx(2.5));
+}
+
+TEST_CASE("a column counts towards the score when its best model beats chance by more than twice the test error") {
+  double margin = 2 * 100 * std::sqrt(0.5 * 0.5 / 2000);  // 2.24 points at 50% on 2000 examples
+  CHECK(lra_chance_margin(50, 2000) == doctest::Approx(margin));
+  CHECK(lra_beats_chance(50 + margin + 0.01, 50, 2000));
+  CHECK(!lra_beats_chance(50 + margin - 0.01, 50, 2000));
+  CHECK(!lra_beats_chance(49, 50, 2000));
+  CHECK(!lra_beats_chance(99, 50, 0));  // no test size: no claim
+  // the mini's Pathfinder (best 50.3 against 50.0) stays out, its Retrieval (55.1 against 50.0, n=2356) is in
+  CHECK(!lra_beats_chance(50.3, 50.0, 2000));
+  CHECK(lra_beats_chance(55.1, 50.0, 2356));
+}
+
+TEST_CASE("the groups a score separates: cuts where every model above differs from every model below") {
+  auto s = [](double m) { return seed_stats({m - 0.3, m, m + 0.3}, 0); };
+  using G = std::vector<std::vector<size_t>>;
+  CHECK(separated_groups({s(62.3), s(62.0), s(61.8), s(56.5), s(56.4)}) == G{{0, 1, 2}, {3, 4}});
+  CHECK(separated_groups({s(62.0), s(62.1), s(61.9)}) == G{{0, 1, 2}});
+  CHECK(separated_groups({s(70), s(60), s(50)}) == G{{0}, {1}, {2}});
+  // a chain: 62 and 61.6 overlap, 61.6 and 61.2 overlap, but 62 and 61.2 differ: no clean cut
+  CHECK(separated_groups({s(62.0), s(61.6), s(61.2)}) == G{{0, 1, 2}});
+  CHECK(separated_groups({}).empty());
+  // neighbours that differ are not enough: the widely spread third overlaps the first
+  CHECK(separated_groups({seed_stats({70, 70.1, 69.9}, 0), seed_stats({60, 60.1, 59.9}, 0), seed_stats({40, 55, 70}, 0)}) ==
+        G{{0, 1, 2}});
+  // one seed: no claim, one group
+  CHECK(separated_groups({seed_stats({70}, 0), seed_stats({30}, 0)}) == G{{0, 1}});
+}
+
+TEST_CASE("a report of all 20 models with an LM column: dashes with reasons, LM never averaged, the score names its columns") {
+  std::string dir = temp_dir(), out;
+  const std::string tasks = "lra --preset tiny --tasks listops,pathfinder,lm --threads 1 --out " + dir;
+  // every model (the default), 3 columns; lm only for the models with a causal form
+  REQUIRE_MESSAGE(run_cli(tasks + " --dry-run", &out) == 0, out);
+  std::vector<std::string> models = attention_names();
+  REQUIRE(models.size() == 20);
+  size_t causal = 0;
+  for (auto& m : models) causal += attention_info(m).causal_ok;
+  CHECK(out.find("# " + std::to_string(40 + causal + 3 * 20) + " cells") != std::string::npos);
+  CHECK(out.find("# lm-fnet: not run, fnet cannot run lm: no causal form: its Fourier transform") != std::string::npos);
+  CHECK(out.find("--model fnet --seq-len 32") == std::string::npos);
+  REQUIRE_MESSAGE(run_cli(tasks + " --no-bench", &out) == 0, out);
+  CHECK(out.find("(0 failed cells)") != std::string::npos);
+  REQUIRE_MESSAGE(run_cli("lra --preset tiny --models full,local,fnet --tasks listops --threads 1 --bench-only --out " + dir, &out) == 0, out);
+  auto rows = read_jsonl(dir + "/results.jsonl");
+  REQUIRE(rows.size() == 40 + causal);
+  for (auto& r : rows) {
+    CAPTURE(json_text(r, "id"));
+    CHECK(json_text(r, "status") == "ok");
+    if (json_text(r, "task") != "lm") continue;
+    CHECK(attention_info(json_text(r, "model")).causal_ok);
+    double bpb = json_number(r, "test_bits_per_byte", -1);
+    CHECK((bpb > 0 && bpb < 8.5));  // about uniform after 4 steps of a tiny model
+    // the cell's own result line says the same (in bits, not nats)
+    char line[64];
+    std::snprintf(line, sizeof line, "test bits per byte %.4f", bpb);
+    CHECK_MESSAGE(slurp(dir + "/cells/" + json_text(r, "id") + "/stdout.log").find(line) != std::string::npos, line);
+    CHECK(json_number(r, "majority_rate", 1) < 0.5);  // the commonest byte, not a constant label
+  }
+  CHECK(read_jsonl(dir + "/data/lm/baselines.jsonl").size() == 2);  // unigram and the n-gram
+
+  // Known values: ListOps far above chance (in the score), Pathfinder within the test error
+  // of chance (left out), LM in bits per byte, far from any accuracy.
+  std::map<std::string, double> listops_acc;
+  {
+    std::istringstream all(slurp(dir + "/results.jsonl"));
+    std::ofstream w(dir + "/results.jsonl");
+    for (std::string line; std::getline(all, line);) {
+      JsonObject r;
+      REQUIRE(parse_json_object(line, &r));
+      std::string task = json_text(r, "task"), model = json_text(r, "model");
+      auto set = [&](const std::string& key, const std::string& v) {
+        size_t at = line.find("\"" + key + "\": ");
+        REQUIRE(at != std::string::npos);
+        size_t from = at + key.size() + 4, to = line.find_first_of(",}", from);
+        line.replace(from, to - from, v);
+      };
+      if (task == "listops") {
+        listops_acc[model] = model == "full" ? 0.9375 : 0.75;  // 15 or 12 of 16
+        set("test_acc", model == "full" ? "0.9375" : "0.75");
+        set("majority_rate", "0.25");
+      } else if (task == "pathfinder") {
+        set("test_acc", "0.6"), set("majority_rate", "0.5");  // 6 of 10: within 2 x 15.8 points of 50
+      } else {
+        set("test_bits_per_byte", "6.5");
+      }
+      w << line << "\n";
+    }
+  }
+  REQUIRE_MESSAGE(run_cli(tasks + " --report-only", &out) == 0, out);
+  std::string md = slurp(dir + "/results.md");
+  INFO(md);
+  // every model has a row; the non-causal ones a dash in LM, with a footnote giving the registry's reason
+  for (auto& m : models) CHECK(md.find("| **" + m + "** |") != std::string::npos);
+  CHECK(md.find("| LM (bits/byte, lower is better) |") != std::string::npos);
+  for (auto& m : models) {
+    if (attention_info(m).causal_ok) continue;
+    CAPTURE(m);
+    size_t row = md.find("| **" + m + "** |");
+    std::string line = md.substr(row, md.find('\n', row) - row);
+    CHECK(line.find("| —") != std::string::npos);
+    CHECK(md.find(m + " on LM: no causal form: " + attention_info(m).why_not_causal) != std::string::npos);
+  }
+  CHECK(md.find("| **fnet** | attention-free | 75.0 | 60.0 | —") != std::string::npos);
+  CHECK(md.find("A dash is a cell that is never run") != std::string::npos);
+  // the score averages ListOps alone; LRA's mean ListOps and Pathfinder; LM neither
+  CHECK(md.find("**Score** (the main chart's axis): the mean test accuracy over ListOps, the columns") != std::string::npos);
+  CHECK(md.find("Pathfinder: best full 60.0, chance 50.0, margin 31.6 (left out).") != std::string::npos);
+  CHECK(md.find("LM is left out: bits per byte") != std::string::npos);
+  CHECK(md.find("| **full** | dense | 93.8 | 60.0 | 6.500 | **76.9** | **93.8** |") != std::string::npos);
+  CHECK(md.find("| **local** | fixed | 75.0 | 60.0 | 6.500 | **67.5** | **75.0** |") != std::string::npos);
+  // the baselines of the LM column, in bits per byte
+  CHECK(md.find("| baseline: unigram | |  |  | ") != std::string::npos);
+  // the main chart's axis names the columns it averages; LRA's mean is the second chart; one per column
+  std::string gp = slurp(dir + "/chart.gp");
+  CHECK(gp.find("score: mean test accuracy (%) over ListOps\"") != std::string::npos);
+  CHECK(slurp(dir + "/chart-lra.gp").find("LRA mean test accuracy (%) over ListOps and Pathfinder") != std::string::npos);
+  for (const char* t : {"chart.svg", "chart-lra.svg", "chart-listops.svg", "chart-pathfinder.svg", "chart-lm.svg"}) {
+    CAPTURE(t);
+    CHECK(slurp(dir + "/" + t).find(">local<") != std::string::npos);
+    CHECK(md.find(std::string("](") + t + ")") != std::string::npos);
+  }
+  CHECK(slurp(dir + "/chart-lm.svg").find(">fnet<") == std::string::npos);  // it has no LM value
+  CHECK(slurp(dir + "/chart-lm.gp").find("lower is better") != std::string::npos);
+  CHECK(slurp(dir + "/chart-lm.gp").find("baseline: unigram") != std::string::npos);
+  fs::remove_all(dir);
 }

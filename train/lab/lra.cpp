@@ -36,9 +36,12 @@ namespace fs = std::filesystem;
 //         a few minutes (2 min 20 s measured on the idle 2-core machine, data cached):
 //         about a second per cell, so tiny models (1 layer, dim 32) and a
 //         few dozen steps; the accuracies are near chance and mean nothing.
-//  mini:  the README's table, three seeds per cell: 9.0 CPU-hours measured for the
-//         README's nine models (135 cells), so about a CPU-day for all 19 (full
-//         attention's ListOps cell, 1000 tokens, is the slowest: ~17 CPU-minutes).
+//  mini:  the README's table, every model, three seeds per cell: 9.0 CPU-hours measured
+//         for the README's nine models on LRA's five tasks (135 cells), so about 20
+//         CPU-minutes per model and seed (full attention's ListOps cell, 1000 tokens, is
+//         the slowest: ~17 CPU-minutes).  Two more columns: Recall (train/tasks/mqar.cpp's
+//         row) and LM, bits per byte on fortunes for the models with a causal form (4.9
+//         CPU-minutes for full attention's cell on one thread, train/tasks/lm.cpp).
 //         Sequences are LRA's shape at CPU scale (ListOps 250-1000 tokens at LRA's depth
 //         and arity, so a 64-token window does not see the expression; 1K bytes of text
 //         and of each Retrieval document, 784 pixels, 32x32 Pathfinder in LRA's style),
@@ -61,7 +64,7 @@ const std::vector<LraPreset>& lra_presets() {
        {{1024, 2048, 4096}, 1, 64, 2, 1, 128, 2, 1},
        900},  // cell timeouts only catch hangs: several times the expected time on a busy machine
       {"mini",
-       "the README's table, three seeds: full attention beats chance on ListOps, Text, Retrieval, Image; Pathfinder stays at chance (9 CPU-hours for nine models)",
+       "the README's table, every model, three seeds: LRA's five tasks (full attention beats chance on ListOps, Text, Retrieval, Image; Pathfinder stays at chance; ~20 CPU-minutes per model and seed), Recall, and LM in bits per byte for the models with a causal form (~5 CPU-minutes a cell)",
        // LRA measured on byte-level text, batch 32, on a TPU; batch 2, 2 layers here
        {{1024, 2048, 4096}, 2, 64, 4, 2, 128, 3, 1},
        3 * 3600,
@@ -452,6 +455,11 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
          << ", \"steps_per_s\": " << f(sps) << ", \"peak_rss_mb\": " << f(peak_mb, 1)
          << ", \"params\": " << parameters_from(o.stderr_path);
       std::string acc = "test " + f(json_number(fin, "test_acc", 0), 3), speed = f(sps, 2);
+      if (lra_lower_is_better(c.task)) {  // lm: the column's value is bits per byte (test_acc: next-byte accuracy)
+        double bpb = json_number(fin, "test_loss", 0) / std::log(2.0);
+        js << ", \"test_bits_per_byte\": " << f(bpb) << ", \"best_val_bits_per_byte\": " << f(-json_number(fin, "best_val_acc", 0));
+        acc = "test " + f(bpb, 3) + " bits/byte";
+      }
       summary = acc + " | " + speed + " steps/s | " + f(peak_mb, 0) + " MB";
       if (!from.steps.empty()) js << ", \"resumed_from_steps\": " << json_quote(from.steps);
     }
@@ -482,16 +490,22 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
   return js.str();
 }
 
-const char* kLraHelp =
+std::string lra_help() {
+  std::string tasks;
+  for (auto& p : lra_presets())
+    if (!p.hidden) tasks += std::string("                   ") + p.name + ": " + join(lra_task_names(p), ", ") + "\n";
+  return
     "attnzoo lra --preset quick|mini|full --out DIR [flags]\n"
-    "  trains every model on ListOps, Text, Retrieval, Image and Pathfinder (same size and budget per task),\n"
-    "  benches every model at three lengths, each cell in its own process, and writes DIR/results.md\n"
-    "  (LRA's two tables beside ours) and DIR/chart.svg, chart.png (accuracy, speed, memory)\n"
+    "  trains every model on every task of the preset (same size and budget per task; a model that cannot\n"
+    "  run a task, e.g. lm without a causal form, gets a dash and the reason), benches every model at three\n"
+    "  lengths, each cell in its own process, and writes DIR/results.md (LRA's two tables beside ours, the\n"
+    "  score, Welch's test against full attention) and the charts DIR/chart.svg (score, speed, memory),\n"
+    "  chart-lra.svg (LRA's five-task mean) and chart-TASK.svg (one per column), with .png and .gp\n"
     "  --preset quick   a smoke test of the pipeline: a few minutes on 2 cores\n"
-    "           mini    the README's numbers, 3 seeds: 9 CPU-hours for nine models (measured)\n"
+    "           mini    the README's numbers, 3 seeds: 9 CPU-hours for nine models on LRA's five tasks (measured)\n"
     "           full    LRA's lengths, 2 seeds: 19 CPU-hours for nine models (docs/lra/full-projection)\n"
-    "  --models a,b,... models to run (default: every model but flash)\n"
-    "  --tasks a,b,...  of listops, text, retrieval, image, pathfinder (default: all)\n"
+    "  --models a,b,... models to run (default: every model)\n"
+    "  --tasks a,b,...  of the preset's tasks (default: all of them):\n" + tasks +
     "  --seeds K        train every (task, model) K times, seeds 1..K: results.md gives mean +- std\n"
     "                   and says which differences from full attention exceed the seed spread\n"
     "                   (default: the preset's: quick 1, mini 3, full 2)\n"
@@ -511,12 +525,13 @@ const char* kLraHelp =
     "                   to run), run nothing\n"
     "A rerun with the same flags skips finished cells: an interrupted sweep resumes, and a training cell\n"
     "cut short (Ctrl-C, SIGTERM, a kill) goes on from its last checkpoint (cells/ID/last.ckpt).\n";
+}
 
 }  // namespace
 
 int cmd_lra(const std::vector<std::string>& args) {
   for (auto& a : args)
-    if (a == "--help" || a == "-h") return std::printf("%s", kLraHelp), 0;
+    if (a == "--help" || a == "-h") return std::printf("%s", lra_help().c_str()), 0;
   Flags f("lra", args,
           {"preset", "models", "tasks", "out", "model-args", "steps-scale", "threads", "cell-timeout", "text-data",
            "prepare", "npm-cache", "seeds", "stop-after"},
@@ -539,7 +554,7 @@ int cmd_lra(const std::vector<std::string>& args) {
 
   LraSweep sw;
   sw.dir = dir, sw.preset = &preset;
-  // models: every registered one but flash, unless named
+  // models: every registered one, unless named
   std::vector<std::string> known = attention_names();
   if (f.has("models")) {
     for (auto& m : split_list(f.str("models", ""), ',')) {
@@ -548,8 +563,7 @@ int cmd_lra(const std::vector<std::string>& args) {
       if (std::find(sw.models.begin(), sw.models.end(), m) == sw.models.end()) sw.models.push_back(m);
     }
   } else {
-    for (auto& m : known)
-      if (m != "flash") sw.models.push_back(m);
+    sw.models = known;
   }
   std::vector<std::string> valid_tasks = lra_task_names(preset);
   for (auto& t : split_list(f.str("tasks", join(valid_tasks, ",")), ',')) {
@@ -590,9 +604,15 @@ int cmd_lra(const std::vector<std::string>& args) {
     LraData d = data_of(t, text_source, text_label, "");
     data_desc[t.name] = task_info(t.name).lra.describe(d);
     sw.data_notes.push_back(t.name + ": " + data_desc[t.name]);
-    // seed by seed: a sweep cut short has every model at seed 1 before any at seed 2
+    // seed by seed: a sweep cut short has every model at seed 1 before any at seed 2;
+    // a model that cannot run the task (lm needs a causal form) has no cell: the report says why
     for (int seed = 1; seed <= sw.seeds; ++seed)
-      for (auto& m : sw.models) sw.cells.push_back(train_cell(t, d, m, extra[m], scale, data_desc[t.name], seed));
+      for (auto& m : sw.models)
+        if (lra_cannot_run(t.name, m).empty()) {
+          std::vector<std::string> args = lra_task_model_args(t.name, m);  // (none but lm's causal forms)
+          args.insert(args.end(), extra[m].begin(), extra[m].end());
+          sw.cells.push_back(train_cell(t, d, m, args, scale, data_desc[t.name], seed));
+        }
   }
   if (bench)
     for (auto& m : sw.models)
@@ -604,13 +624,19 @@ int cmd_lra(const std::vector<std::string>& args) {
   if (f.on("dry-run")) {
     // each cell's command, and where it stands in DIR: what a rerun would do with it
     std::printf("# %zu cells, run in %s with OMP_NUM_THREADS=%s\n", sw.cells.size(), dir.c_str(), sw.threads.c_str());
+    for (auto& t : sw.tasks)
+      for (auto& m : sw.models)
+        if (std::string why = lra_cannot_run(t, m); !why.empty())
+          std::printf("# %s: not run, %s cannot run %s: %s\n", lra_train_id(t, m, 1).c_str(), m.c_str(), t.c_str(), why.c_str());
     std::map<std::string, JsonObject> done = lra_records(sw);
     for (auto& c : sw.cells) {
       std::string state = "to run";
       if (auto it = done.find(c.id); it != done.end()) {
         bool ok = json_text(it->second, "status") == "ok";
         state = !ok ? "failed (--retry-failed runs it again)"
-                : c.kind == "train" ? "done, test " + json_text(it->second, "test_acc") : "done";
+                : c.kind == "train" ? "done, test " + (lra_lower_is_better(c.task) ? json_text(it->second, "test_bits_per_byte") + " bits/byte"
+                                                                                 : json_text(it->second, "test_acc"))
+                                    : "done";
       } else if (Resume r = resume_point(c, dir + "/cells/" + c.id); r.step > 0) {
         state = r.finished ? "finished, not yet recorded" : "resumes from step " + s(r.step) + " of " + s(c.steps);
       }

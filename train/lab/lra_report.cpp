@@ -49,51 +49,6 @@ double lra_published_accuracy(const LraPublished& p, const std::string& task) {
   return it == p.accuracy.end() ? -1 : it->second;
 }
 
-std::string lra_train_id(const std::string& task, const std::string& model, int seed) {
-  return task + "-" + model + (seed > 1 ? "-s" + std::to_string(seed) : "");
-}
-
-SeedStats seed_stats(const std::vector<double>& v, int64_t test_examples) {
-  SeedStats st;
-  st.values = v;
-  if (v.empty()) return st;
-  for (double x : v) st.mean += x;
-  st.mean /= double(v.size());
-  if (v.size() > 1) {
-    double ss = 0;
-    for (double x : v) ss += (x - st.mean) * (x - st.mean);
-    st.std = std::sqrt(ss / double(v.size() - 1));
-  }
-  if (test_examples > 0) {
-    double p = st.mean / 100;
-    st.se_test = 100 * std::sqrt(std::max(0.0, p * (1 - p)) / double(test_examples));
-  }
-  return st;
-}
-
-namespace {
-// Two-sided 5% critical values of Student's t, by degrees of freedom (rounded down:
-// the conservative side).
-double t_critical_95(double df) {
-  static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                             2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                             2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (!(df >= 1)) return t[0];
-  if (df < 31) return t[int(df) - 1];
-  return df < 41 ? 2.021 : df < 61 ? 2.000 : df < 121 ? 1.980 : 1.960;
-}
-}  // namespace
-
-bool differs_beyond_seeds(const SeedStats& a, const SeedStats& b) {
-  if (a.n() < 2 || b.n() < 2) return false;
-  double va = a.std * a.std / double(a.n()), vb = b.std * b.std / double(b.n());
-  double d = std::fabs(a.mean - b.mean), se = std::sqrt(va + vb);
-  if (se == 0) return d > 1e-9;  // no spread on either side: any difference is one
-  // Welch-Satterthwaite degrees of freedom
-  double df = (va + vb) * (va + vb) / (va * va / double(a.n() - 1) + vb * vb / double(b.n() - 1));
-  return d / se > t_critical_95(df);
-}
-
 std::map<std::string, JsonObject> lra_records(const LraSweep& s) {
   std::map<std::string, std::string> key_of;
   for (auto& c : s.cells) key_of[c.id] = c.key;
@@ -168,6 +123,23 @@ std::string machines_line(const std::map<std::string, JsonObject>& rec) {
 
 }  // namespace
 
+namespace {
+
+std::string superscript(size_t k) {
+  static const char* d[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string s;
+  for (char ch : std::to_string(k)) s += d[ch - '0'];
+  return s;
+}
+
+std::string names(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? (i + 1 == v.size() ? " and " : ", ") : "") + v[i];
+  return s;
+}
+
+}  // namespace
+
 std::string write_lra_report(const LraSweep& s, bool charts) {
   const LraPreset& p = *s.preset;
   std::map<std::string, JsonObject> rec = lra_records(s);
@@ -175,51 +147,58 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
     auto it = rec.find(id);
     return it != rec.end() && json_text(it->second, "status") == "ok" ? &it->second : nullptr;
   };
-  std::vector<std::string> order = s.models;  // full attention first, as in LRA's tables
-  auto full_it = std::find(order.begin(), order.end(), "full");
-  if (full_it != order.end()) order.erase(full_it), order.insert(order.begin(), "full");
-
-  // accuracy per (model, task) over its seeds, and the averages
-  std::map<std::pair<std::string, std::string>, SeedStats> acc;  // (task, model)
-  std::map<std::pair<std::string, std::string>, bool> failed;
-  std::map<std::string, double> chance;
-  std::map<std::string, int64_t> test_size;
-  for (auto& t : s.tasks)
-    for (auto& m : order) {
-      std::vector<double> v;
-      double cpu = 0;
-      for (int seed = 1; seed <= s.seeds; ++seed) {
-        std::string id = lra_train_id(t, m, seed);
-        if (auto* r = ok(id)) {
-          v.push_back(100 * json_number(*r, "test_acc", 0));
-          cpu += json_number(*r, "cpu_seconds", 0);
-          chance[t] = 100 * json_number(*r, "majority_rate", 0);
-          if (int64_t n = int64_t(json_number(*r, "test_examples", 0))) test_size[t] = n;
-        } else if (rec.count(id)) {
-          failed[{t, m}] = true;
-        }
+  LraTable tab = lra_table(s, rec);
+  const std::vector<std::string>& order = tab.models;
+  std::vector<LraColumn>& cols = tab.columns;
+  std::map<std::pair<std::string, std::string>, SeedStats>& val = tab.values;
+  const std::vector<std::string>&lra_tasks = tab.lra_tasks, &score_tasks = tab.score_tasks;
+  std::map<std::string, SeedStats>&lra_mean = tab.lra_mean, &score = tab.score;
+  auto column_names = [&](const std::vector<std::string>& tasks) {
+    std::vector<std::string> v;
+    for (auto& t : tasks) v.push_back(title_of(t));
+    return names(v);
+  };
+  auto chance_over = [&](const std::vector<std::string>& tasks) {
+    double sum = 0;
+    for (auto& c : cols)
+      if (std::find(tasks.begin(), tasks.end(), c.task) != tasks.end()) {
+        if (c.chance < 0) return -1.0;
+        sum += c.chance;
       }
-      if (v.empty()) continue;
-      SeedStats st = seed_stats(v, test_size.count(t) ? test_size[t] : 0);
-      st.cpu_minutes = cpu / 60 / double(v.size());
-      acc[{t, m}] = st;
-    }
-  // the average over tasks: mean of the task means; its spread is that of one seed's
-  // average, sqrt(sum of the task variances) / T (the tasks' runs are independent)
-  std::map<std::string, double> average, average_std;
-  for (auto& m : order) {
-    double sum = 0, var = 0;
-    size_t n = 0;
-    for (auto& t : s.tasks)
-      if (auto it = acc.find({t, m}); it != acc.end()) sum += it->second.mean, var += it->second.std * it->second.std, ++n;
-    if (n == s.tasks.size() && n > 0) average[m] = sum / double(n), average_std[m] = std::sqrt(var) / double(n);
-  }
-  auto acc_cell = [&](const SeedStats& st) {
-    if (s.seeds == 1) return fmt("%.1f", st.mean);
-    std::string c = st.n() > 1 ? fmt("%.1f", st.mean) + " ± " + fmt("%.1f", st.std) : fmt("%.1f", st.mean);
+    return tasks.empty() ? -1.0 : sum / double(tasks.size());
+  };
+
+  // a dash and its footnote for every cell a model cannot run
+  std::vector<std::string> reasons;                    // footnote k+1's reason
+  std::map<std::string, std::vector<std::string>> who;  // reason -> "model on Title"
+  auto dash = [&](const std::string& t, const std::string& m) -> std::string {
+    std::string why = lra_cannot_run(t, m);
+    if (why.empty()) return "";
+    auto it = std::find(reasons.begin(), reasons.end(), why);
+    if (it == reasons.end()) reasons.push_back(why), it = reasons.end() - 1;
+    std::string cell = m + " on " + title_of(t);
+    if (std::find(who[why].begin(), who[why].end(), cell) == who[why].end()) who[why].push_back(cell);
+    return "—" + superscript(size_t(it - reasons.begin()) + 1);
+  };
+
+  auto value_cell = [&](const SeedStats& st, bool bits) {
+    const char* f = bits ? "%.3f" : "%.1f";
+    if (s.seeds == 1) return fmt(f, st.mean);
+    std::string c = st.n() > 1 ? fmt(f, st.mean) + " ± " + fmt(f, st.std) : fmt(f, st.mean);
     if (int(st.n()) < s.seeds) c += " (" + std::to_string(st.n()) + " of " + std::to_string(s.seeds) + ")";
     return c;
   };
+  auto mean_cell = [&](const std::map<std::string, SeedStats>& agg, const std::string& m) -> std::string {
+    auto it = agg.find(m);
+    if (it == agg.end()) return "";
+    const SeedStats& st = it->second;
+    std::string c = "**" + fmt("%.1f", st.mean) + (s.seeds > 1 && st.n() > 1 ? " ± " + fmt("%.1f", st.std) : "") + "**";
+    if (s.seeds > 1 && int(st.n()) < s.seeds)
+      c += " (" + std::to_string(st.n()) + " of " + std::to_string(s.seeds) + " seeds complete)";
+    return c;
+  };
+  auto heading = [&](const LraColumn& c) { return c.bits ? c.title + " (bits/byte, lower is better)" : c.title; };
+
   std::ostringstream md;
   md << "# Long Range Arena on a CPU: preset `" << p.name << "`\n\n"
      << "`" << s.command << "`\n\n"
@@ -227,126 +206,217 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
      << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " cores), OMP_NUM_THREADS=" << s.threads << " per cell. Preset: " << p.purpose
      << ".\n\n" << machines_line(rec)
      << "Every model is trained with the same model size and budget within a task (table at the end), each cell in "
-        "its own process; test accuracy is that of the best-validation checkpoint.";
+        "its own process; the test result is that of the best-validation checkpoint.";
   if (s.seeds > 1)
     md << " Each (task, model) is trained " << s.seeds << " times (`--seed` 1.." << s.seeds
        << ": initialisation, dropout and batch order; the data are the same): a cell shows the mean ± the sample "
           "standard deviation over the seeds, and \"(2 of 3)\" when seeds are still missing. Every run's own value "
           "is in results.jsonl (field `seed`).";
-  md << "\n\n## Test accuracy (%), LRA Table 1 layout\n\n| Model | family |";
-  for (auto& t : s.tasks) md << " " << title_of(t) << " |";
-  md << " Avg |\n|---|---|";
-  for (size_t i = 0; i <= s.tasks.size(); ++i) md << "---:|";
-  md << "\n| chance (majority class) | |";
-  double chance_sum = 0;
-  for (auto& t : s.tasks) {
-    md << " " << (chance.count(t) ? fmt("%.1f", chance[t]) : "—") << " |";
-    chance_sum += chance.count(t) ? chance[t] : 0;
+  md << "\n\n";
+
+  // ---- the score: which columns it averages, and why the others are left out ----
+  md << "**Score** (the main chart's axis): ";
+  if (score_tasks.empty())
+    md << "none yet: no accuracy column has a model beating chance by more than the test error at this budget";
+  else
+    md << "the mean test accuracy over " << column_names(score_tasks)
+       << ", the columns on which some model beats chance by more than the test error at this budget";
+  md << " (its best model's mean exceeds the majority class by more than twice the binomial standard error of a test "
+        "accuracy at chance on that test set, the 95% band around chance).";
+  for (auto& c : cols) {
+    if (c.bits) {
+      md << " " << c.title << " is left out: bits per byte, lower is better, a column of its own, never averaged with "
+            "accuracies.";
+      continue;
+    }
+    if (c.best < 0) {
+      md << " " << c.title << ": no record yet, not decided.";
+      continue;
+    }
+    double margin = lra_chance_margin(c.chance, c.n_test);
+    md << " " << c.title << ": best " << c.best_model << " " << fmt("%.1f", c.best) << ", chance " << fmt("%.1f", c.chance)
+       << ", margin " << (std::isfinite(margin) ? fmt("%.1f", margin) : std::string("unknown (no test size)"))
+       << (c.scored ? " (in)." : " (left out).");
   }
-  bool chance_known = chance.size() == s.tasks.size();
-  md << " " << (chance_known ? fmt("%.1f", chance_sum / double(s.tasks.size())) : "—") << " |\n";
+  if (!lra_tasks.empty())
+    md << " **LRA avg**: the mean over LRA's tasks (" << column_names(lra_tasks)
+       << "), as in LRA's Table 1 (the second chart).";
+  md << "\n\n";
+
+  // ---- Table 1 ----
+  md << "## Test results, LRA Table 1 layout (accuracy %; " << [&] {
+    std::string b;
+    for (auto& c : cols)
+      if (c.bits) b += (b.empty() ? "" : ", ") + c.title;
+    return b.empty() ? std::string("every column") : "every column but " + b + ": bits per byte";
+  }() << ")\n\n| Model | family |";
+  for (auto& c : cols) md << " " << heading(c) << " |";
+  md << " LRA avg | Score |\n|---|---|";
+  for (size_t i = 0; i < cols.size() + 2; ++i) md << "---:|";
+  md << "\n| chance (majority class) | |";
+  for (auto& c : cols) md << " " << (c.bits || c.chance < 0 ? "—" : fmt("%.1f", c.chance)) << " |";
+  for (auto* tasks : {&lra_tasks, &score_tasks}) {
+    double ch = chance_over(*tasks);
+    md << " " << (ch >= 0 ? fmt("%.1f", ch) : "—") << " |";
+  }
+  md << "\n";
   // the sampling error of one run's accuracy: binomial, at full attention's accuracy
   // (else the first model's) on the task's test set
   md << "| test-set standard error (binomial) | |";
-  for (auto& t : s.tasks) {
+  for (auto& c : cols) {
     const SeedStats* ref = nullptr;
     for (auto& m : order)
-      if (!ref && acc.count({t, m}) && test_size.count(t)) ref = &acc[{t, m}];
-    md << " " << (ref ? "± " + fmt("%.1f", ref->se_test) + " (n=" + std::to_string(test_size[t]) + ")" : std::string("")) << " |";
+      if (!ref && val.count({c.task, m}) && c.n_test > 0 && !c.bits) ref = &val[{c.task, m}];
+    md << " " << (ref ? "± " + fmt("%.1f", ref->se_test) + " (n=" + std::to_string(c.n_test) + ")" : std::string("")) << " |";
   }
-  md << " |\n";
-  // Baselines a task's data set came with (DIR/data/TASK/baselines.jsonl: the
-  // shortcut baselines of Pathfinder, the bag-of-bytes of Retrieval), one row each.
+  md << " | |\n";
+  // Baselines a task's data set came with (DIR/data/TASK/baselines.jsonl: the shortcut
+  // baselines of Pathfinder, the bag-of-bytes of Retrieval, LM's unigram and n-gram), one row each.
   std::vector<std::string> baseline_names;
-  std::map<std::pair<std::string, std::string>, double> baseline;
-  for (auto& t : s.tasks)
-    for (const JsonObject& b : read_jsonl(s.dir + "/data/" + t + "/baselines.jsonl")) {
+  std::map<std::pair<std::string, std::string>, std::string> baseline;
+  for (auto& c : cols)
+    for (const JsonObject& b : read_jsonl(s.dir + "/data/" + c.task + "/baselines.jsonl")) {
       std::string name = json_text(b, "name");
+      if (name == "majority") continue;  // the chance row above
       if (std::find(baseline_names.begin(), baseline_names.end(), name) == baseline_names.end())
         baseline_names.push_back(name);
-      baseline[{name, t}] = 100 * json_number(b, "test_acc", 0);
+      baseline[{name, c.task}] = c.bits ? fmt("%.3f", json_number(b, "test_bits_per_byte", NAN))
+                                        : fmt("%.1f", 100 * json_number(b, "test_acc", 0));
     }
   for (auto& name : baseline_names) {
-    if (name == "majority") continue;  // the chance row above
     md << "| baseline: " << md_cell(name) << " | |";
-    for (auto& t : s.tasks) md << " " << (baseline.count({name, t}) ? fmt("%.1f", baseline[{name, t}]) : "") << " |";
-    md << " |\n";
+    for (auto& c : cols) md << " " << (baseline.count({name, c.task}) ? baseline[{name, c.task}] : "") << " |";
+    md << " | |\n";
   }
   for (auto& m : order) {
     md << "| **" << m << "** | " << attention_info(m).family << " |";
-    for (auto& t : s.tasks) {
-      auto it = acc.find({t, m});
-      if (it != acc.end()) md << " " << acc_cell(it->second) << " |";
-      else md << " " << (failed.count({t, m}) ? "failed" : "") << " |";
+    for (auto& c : cols) {
+      std::string d = dash(c.task, m);
+      auto it = val.find({c.task, m});
+      if (!d.empty()) md << " " << d << " |";
+      else if (it != val.end()) md << " " << value_cell(it->second, c.bits) << " |";
+      else md << " " << (tab.failed.count({c.task, m}) ? "failed" : "") << " |";
     }
-    if (!average.count(m)) md << " — |\n";
-    else if (s.seeds > 1) md << " **" << fmt("%.1f", average[m]) << " ± " << fmt("%.1f", average_std[m]) << "** |\n";
-    else md << " " << fmt("**%.1f**", average[m]) << " |\n";
+    md << " " << mean_cell(lra_mean, m) << " | " << mean_cell(score, m) << " |\n";
     if (const LraPublished* lp = published(m)) {
       md << "| *LRA: " << lp->lra_name << "* | |";
       double ls = 0;
-      bool all = true;
-      for (auto& t : s.tasks) {
-        double a = lra_published_accuracy(*lp, t);
-        all = all && a >= 0, ls += a;
-        md << " " << (a >= 0 ? "*" + fmt("%.2f", a) + "*" : std::string("—")) << " |";
+      bool all = !lra_tasks.empty();
+      for (auto& c : cols) {
+        double a = lra_published_accuracy(*lp, c.task);
+        if (c.lra) all = all && a >= 0, ls += a;
+        md << " " << (a >= 0 ? "*" + fmt("%.2f", a) + "*" : std::string(c.lra ? "—" : "")) << " |";
       }
-      md << " " << (all ? "*" + fmt("%.2f", ls / double(s.tasks.size())) + "*" : std::string("—")) << " |\n";
+      md << " " << (all ? "*" + fmt("%.2f", ls / double(lra_tasks.size())) + "*" : std::string("—")) << " | |\n";
     }
   }
-  md << "\nLRA's rows are the paper's (TPU, far longer training, LRA's own data: IMDb reviews for Text, CIFAR-10 for "
+  md << "\n";
+  for (size_t k = 0; k < reasons.size(); ++k)
+    md << superscript(k + 1) << " " << names(who[reasons[k]]) << ": " << md_cell(reasons[k]) << ".  \n";
+  if (!reasons.empty()) md << "A dash is a cell that is never run: the model cannot run that task.\n\n";
+  for (auto& c : cols)
+    for (auto& m : order)
+      if (auto a = lra_task_model_args(c.task, m); !a.empty() && lra_cannot_run(c.task, m).empty()) {
+        std::string flags;
+        for (auto& x : a) flags += (flags.empty() ? "" : " ") + x;
+        md << m << " runs " << c.title << " in its causal form: `" << flags << "`.\n\n";
+      }
+  md << "LRA's rows are the paper's (TPU, far longer training, LRA's own data: IMDb reviews for Text, CIFAR-10 for "
         "Image, ListOps of 500-2000 tokens, Pathfinder-32 with 200K images); its average is recomputed over the tasks "
         "shown, so it differs from the paper's Avg column. Our Text is Spam Assassin "
         "e-mail bodies (ham or spam, majority class about 70%) and our Image is Fashion-MNIST, so those two columns "
         "are not comparable with LRA's, only the ranking of the models is. An empty cell has not run; see the failures "
         "below.\n\n";
 
-  // which differences from full attention the seeds can tell apart
+  // ---- which groups of models the score separates ----
+  if (s.seeds > 1 && !score.empty()) {
+    std::vector<std::string> ranked;
+    for (auto& [m, st] : score)
+      if (st.n() > 1) ranked.push_back(m);
+    std::stable_sort(ranked.begin(), ranked.end(), [&](auto& a, auto& b) { return score[a].mean > score[b].mean; });
+    std::vector<SeedStats> sorted;
+    for (auto& m : ranked) sorted.push_back(score[m]);
+    auto groups = separated_groups(sorted);
+    size_t pairs = 0, differ = 0;
+    for (size_t a = 0; a < sorted.size(); ++a)
+      for (size_t b = a + 1; b < sorted.size(); ++b) ++pairs, differ += differs_beyond_seeds(sorted[a], sorted[b]);
+    md << "## What the score separates\n\n"
+       << "The models with the score on at least two complete seeds, best first, cut wherever every model above "
+          "the cut differs from every model below it beyond the seed spread (Welch's t-test over the seeds, "
+          "two-sided 5%, pair by pair; a score's spread is that of one seed's mean over the columns). "
+       << differ << " of " << pairs << " pairs differ.";
+    if (groups.size() < 2) {
+      md << " No cut separates them: at this budget the score does not split the models into groups beyond the seed spread.\n\n";
+    } else {
+      md << " The score separates " << groups.size() << " groups:\n\n";
+      for (size_t g = 0; g < groups.size(); ++g) {
+        std::vector<std::string> members;
+        for (size_t i : groups[g]) members.push_back(ranked[i] + " " + fmt("%.1f", sorted[i].mean));
+        md << g + 1 << ". " << names(members) << "\n";
+      }
+      md << "\n";
+    }
+  }
+
+  // ---- the differences from full attention over every column ----
   if (s.seeds > 1 && std::find(order.begin(), order.end(), "full") != order.end()) {
-    md << "## Difference from full attention (points)\n\n"
-       << "Mean accuracy minus full attention's, per task. **Bold** with ↑ or ↓: the difference exceeds what the seed "
-          "spread explains (Welch's t-test over the seeds, two-sided 5%); plain: within the spread, so the table "
-          "cannot tell the two apart. Empty: fewer than two seeds on one side.\n\n| Model |";
-    for (auto& t : s.tasks) md << " " << title_of(t) << " |";
-    md << "\n|---|";
-    for (size_t i = 0; i < s.tasks.size(); ++i) md << "---:|";
+    md << "## Difference from full attention\n\n"
+       << "Mean minus full attention's, per column (accuracy columns, LRA avg and Score: points; bits per byte: "
+          "bits, where minus is better). **Bold** with ↑ or ↓: the difference exceeds what the seed spread explains "
+          "(Welch's t-test over the seeds, two-sided 5%); plain: within the spread, so the table cannot tell the two "
+          "apart. Empty: fewer than two seeds on one side; a dash: the model cannot run that task.\n\n| Model |";
+    for (auto& c : cols) md << " " << (c.bits ? c.title + " (bits/byte)" : c.title) << " |";
+    md << " LRA avg | Score |\n|---|";
+    for (size_t i = 0; i < cols.size() + 2; ++i) md << "---:|";
     md << "\n";
+    auto diff = [&](const SeedStats* a, const SeedStats* f, bool bits) -> std::string {
+      if (!a || !f || a->n() < 2 || f->n() < 2) return "";
+      double d = a->mean - f->mean;
+      std::string v = fmt(bits ? "%+.3f" : "%+.1f", d);
+      return differs_beyond_seeds(*a, *f) ? "**" + v + (d > 0 ? " ↑" : " ↓") + "**" : v;
+    };
+    auto find = [](const std::map<std::string, SeedStats>& agg, const std::string& m) {
+      auto it = agg.find(m);
+      return it == agg.end() ? nullptr : &it->second;
+    };
     for (auto& m : order) {
       if (m == "full") continue;
       md << "| " << m << " |";
-      for (auto& t : s.tasks) {
-        auto a = acc.find({t, m}), f = acc.find({t, "full"});
-        if (a == acc.end() || f == acc.end() || a->second.n() < 2 || f->second.n() < 2) {
-          md << " |";
-          continue;
-        }
-        double d = a->second.mean - f->second.mean;
-        std::string v = fmt("%+.1f", d);
-        if (differs_beyond_seeds(a->second, f->second)) v = "**" + v + (d > 0 ? " ↑" : " ↓") + "**";
-        md << " " << v << " |";
+      for (auto& c : cols) {
+        std::string d = dash(c.task, m);
+        auto a = val.find({c.task, m}), f = val.find({c.task, "full"});
+        md << " " << (!d.empty() ? d : diff(a == val.end() ? nullptr : &a->second, f == val.end() ? nullptr : &f->second, c.bits)) << " |";
       }
-      md << "\n";
+      md << " " << diff(find(lra_mean, m), find(lra_mean, "full"), false) << " | " << diff(find(score, m), find(score, "full"), false)
+         << " |\n";
     }
     md << "\n";
   }
 
-  // the cost of each training cell
+  // ---- the cost of each training cell ----
   md << "## Training cost: steps/s (evaluation excluded), peak memory and CPU time of each cell\n\n"
      << "Peak memory is the cell's whole process: data, model, optimizer state, activations, and the allocator's "
         "cache of freed buffers (cached plus in use stay under twice the peak in use). Steps/s is wall-clock: it is only comparable "
         "between cells that ran on equally idle cores. The bench below compares speed and memory at fixed "
         "shapes. CPU time is the whole cell's (data loading, training, validation, test), mean over its seeds.\n\n| Model |";
-  for (auto& t : s.tasks) md << " " << title_of(t) << " |";
+  for (auto& c : cols) md << " " << c.title << " |";
   md << "\n|---|";
-  for (size_t i = 0; i < s.tasks.size(); ++i) md << "---:|";
+  for (size_t i = 0; i < cols.size(); ++i) md << "---:|";
   md << "\n";
   for (auto& m : order) {
     md << "| " << m << " |";
-    for (auto& t : s.tasks) {
-      if (auto* r = ok(lra_train_id(t, m, 1)))
+    for (auto& c : cols) {
+      std::string d = dash(c.task, m);
+      const JsonObject* r = ok(lra_train_id(c.task, m, 1));
+      if (!d.empty()) {
+        md << " " << d << " |";
+      } else if (r && val.count({c.task, m})) {
+        double cm = val[{c.task, m}].cpu_minutes;
         md << " " << fmt("%.2f", json_number(*r, "steps_per_s", 0)) << " · " << mb(json_number(*r, "peak_rss_mb", 0)) << " · "
-           << fmt(acc[{t, m}].cpu_minutes < 1 ? "%.2f" : acc[{t, m}].cpu_minutes < 10 ? "%.1f" : "%.0f", acc[{t, m}].cpu_minutes) << " CPU-min |";
-      else md << " |";
+           << fmt(cm < 1 ? "%.2f" : cm < 10 ? "%.1f" : "%.0f", cm) << " CPU-min |";
+      } else {
+        md << " |";
+      }
     }
     md << "\n";
   }
@@ -395,20 +465,15 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
             "9.48 GB). On a CPU with few threads the quadratic cost shows earlier and the constant factors differ.\n";
   }
 
-  // the chart
+  // ---- the charts: the score's (main), LRA's mean, one per column ----
   std::string problem;
   if (charts) {
     BubbleChart ch;
-    std::string task_list;
-    for (auto& t : s.tasks) task_list += (task_list.empty() ? "" : ", ") + title_of(t);
-    ch.title = "Long Range Arena on this CPU (preset " + p.name + ")";
     ch.xlabel = "training steps/s at " + std::to_string(longest) + " tokens (attnzoo bench, batch " +
                 std::to_string(b.batch) + ", " + std::to_string(b.layers) + " layer(s), dim " + std::to_string(b.dim) +
                 "), log scale";
-    ch.ylabel = "average test accuracy (%): " + task_list;
     ch.size_note = "family (bubble area: peak memory at " + length_label(longest) + ")";
-    ch.chance = chance_known ? chance_sum / double(s.tasks.size()) : -1;
-    // model m's bubble at accuracy y +- err, if m has a bench at the longest length
+    // model m's bubble at y +- err, if m has a bench at the longest length
     auto add_point = [&](BubbleChart& c, const std::string& m, double y, double err) {
       const JsonObject* r = ok("bench-" + std::to_string(longest) + "-" + m);
       if (r)
@@ -416,46 +481,67 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
                             json_number(*r, "peak_rss_mb", 0), err});
       return r != nullptr;
     };
-    std::vector<std::string> missing;
-    for (auto& m : order)
-      if (!average.count(m) || !add_point(ch, m, average[m], s.seeds > 1 ? average_std[m] : 0)) missing.push_back(m);
-    try {
-      md << "\n## The chart\n\n";
-      if (ch.points.empty()) {
-        md << "No model has an average over all tasks and a bench at " << length_label(longest)
-           << " yet, so the average chart is not drawn.\n";
-      } else {
-        draw_bubble_chart(ch, s.dir, "chart");
-        md << "![accuracy against speed against memory](chart.svg)\n\n"
-           << "x: training steps/s at " << length_label(longest) << " tokens (the bench above); y: average test accuracy "
-           << "over " << task_list << "; bubble area: peak memory at " << length_label(longest)
-           << (s.seeds > 1 ? "; error bars: ± one standard deviation of the average over the seeds" : "")
-           << ". The script is chart.gp.";
-        if (!missing.empty()) {
-          md << " Not drawn (no average or no bench at " << length_label(longest) << "):";
-          for (auto& m : missing) md << " " << m;
-          md << ".";
-        }
-        md << "\n";
+    // a chart of a mean over columns; its markdown, or "" when no model has a bubble
+    auto mean_chart = [&](const std::string& name, const std::string& title, const std::string& ylabel,
+                          const std::map<std::string, SeedStats>& agg, const std::vector<std::string>& tasks) {
+      BubbleChart c = ch;
+      c.title = title, c.ylabel = ylabel, c.chance = chance_over(tasks);
+      std::vector<std::string> missing;
+      for (auto& m : order) {
+        auto it = agg.find(m);
+        if (it == agg.end() || !add_point(c, m, it->second.mean, it->second.n() > 1 ? it->second.std : 0)) missing.push_back(m);
       }
-      // One chart per task as well: the average needs every task, these show each task's
-      // models as soon as they have a result (a sweep in progress, or --tasks).
+      if (c.points.empty()) return std::string();
+      draw_bubble_chart(c, s.dir, name);
+      std::string note = "![" + title + "](" + name + ".svg)\n\nx: training steps/s at " + length_label(longest) +
+                         " tokens (the bench above); y: " + ylabel + "; bubble area: peak memory at " + length_label(longest) +
+                         (s.seeds > 1 ? "; error bars: ± one standard deviation over the seeds" : "") + ". The script is " +
+                         name + ".gp.";
+      if (!missing.empty()) note += " Not drawn (no mean over those columns, or no bench at " + length_label(longest) + "): " + names(missing) + ".";
+      return note + "\n";
+    };
+    try {
+      md << "\n## The charts\n\n";
+      // the main chart: the score, or LRA's mean while no column beats chance
+      std::string main_label = score_tasks.empty()
+                                   ? "LRA mean test accuracy (%) over " + column_names(lra_tasks) + " (no column beats chance yet: no score)"
+                                   : "score: mean test accuracy (%) over " + column_names(score_tasks);
+      std::string main = mean_chart("chart", "Attention Zoo on this CPU (preset " + p.name + "): score, speed, memory", main_label,
+                                    score_tasks.empty() ? lra_mean : score, score_tasks.empty() ? lra_tasks : score_tasks);
+      md << (main.empty() ? "No model has the score and a bench at " + length_label(longest) + " yet, so the main chart is not drawn.\n"
+                          : main);
+      if (!lra_tasks.empty()) {
+        std::string second = mean_chart("chart-lra", "LRA's five tasks on this CPU (preset " + p.name + ")",
+                                        "LRA mean test accuracy (%) over " + column_names(lra_tasks), lra_mean, lra_tasks);
+        md << "\nLRA's mean, for comparison with LRA's Table 1 (the score leaves out the columns at chance):\n\n"
+           << (second.empty() ? "No model has LRA's mean and a bench at " + length_label(longest) + " yet.\n" : second);
+      }
+      // One chart per column: the means need every column, these show each column's models as
+      // soon as they have a result (a sweep in progress, or --tasks).
       std::string per_task;
-      for (auto& t : s.tasks) {
+      for (auto& c : cols) {
         BubbleChart ct = ch;
-        ct.points.clear();
-        ct.title = title_of(t) + " on this CPU (preset " + p.name + ")";
-        ct.ylabel = "test accuracy (%): " + title_of(t);
-        ct.chance = chance.count(t) ? chance[t] : -1;
+        ct.title = c.title + " on this CPU (preset " + p.name + ")";
+        if (c.bits) {
+          ct.ylabel = c.title + ": test bits per byte (lower is better: the axis runs downwards)";
+          ct.lower_is_better = true, ct.min_pad = 0.05;
+          for (auto& name : baseline_names)
+            if (auto it = baseline.find({name, c.task}); it != baseline.end() && std::isfinite(std::atof(it->second.c_str())))
+              ct.lines.push_back({std::atof(it->second.c_str()), "baseline: " + name});
+        } else {
+          ct.ylabel = "test accuracy (%): " + c.title;
+          ct.chance = c.chance;
+        }
         for (auto& m : order)
-          if (auto a = acc.find({t, m}); a != acc.end()) add_point(ct, m, a->second.mean, a->second.n() > 1 ? a->second.std : 0);
+          if (auto a = val.find({c.task, m}); a != val.end()) add_point(ct, m, a->second.mean, a->second.n() > 1 ? a->second.std : 0);
         if (ct.points.empty()) continue;
-        draw_bubble_chart(ct, s.dir, "chart-" + t);
-        per_task += "\n![" + title_of(t) + "](chart-" + t + ".svg)\n";
+        draw_bubble_chart(ct, s.dir, "chart-" + c.task);
+        per_task += "\n![" + c.title + "](chart-" + c.task + ".svg)\n";
       }
       if (!per_task.empty())
-        md << "\nPer task (same axes; y: that task's mean test accuracy, error bars over its seeds, dashed: "
-              "the majority class):\n" << per_task;
+        md << "\nPer column (same x axis; y: that column's mean test result, error bars over its seeds, dashed: the "
+              "majority class, or for bits per byte the baselines; a model that cannot run the column is not drawn):\n"
+           << per_task;
     } catch (const std::exception& e) {
       problem = std::string("chart not drawn: ") + e.what();
       md << "\n" << md_cell(problem) << "\n";  // under the section's heading, written above
@@ -487,7 +573,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   md << "\n## The preset `" << p.name << "`\n\nData (written once to data/TASK, read by every model):\n\n";
   for (auto& n : s.data_notes) md << "- " << n << "\n";
   md << "\n| task | seq. length | model (every variant) | budget |\n|---|---:|---|---|\n";
-  for (auto& t : lra_tasks(p)) {
+  for (auto& t : az::lra_tasks(p)) {
     if (std::find(s.tasks.begin(), s.tasks.end(), t.name) == s.tasks.end()) continue;
     auto sc = [&](int64_t v) { return std::max<int64_t>(1, int64_t(std::llround(double(v) * s.steps_scale))); };
     md << "| " << t.name << " | " << t.data.seq_len << " | dim " << t.dim << ", " << t.heads << " heads, " << t.layers

@@ -388,11 +388,14 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     draw_with_gnuplot(dir, name, data.str(), body.str(), 1100, 650);
     return;
   }
-  double lo = std::min(ymin, c.chance >= 0 ? c.chance : ymin), hi = std::max(ymax, c.chance);
-  double pad = std::max(3.0, 0.12 * (hi - lo));
+  std::vector<std::pair<double, std::string>> lines = c.lines;
+  if (c.chance >= 0) lines.insert(lines.begin(), {c.chance, c.chance_label});
+  double lo = ymin, hi = ymax;
+  for (auto& l : lines) lo = std::min(lo, l.first), hi = std::max(hi, l.first);
+  double pad = std::max(c.min_pad, 0.12 * (hi - lo));
   double x0 = xmin / 1.8, x1 = xmax * 1.8, y0 = lo - pad, y1 = hi + pad;
   body << "set logscale x\nset xrange [" << fmt("%.6g", x0) << ":" << fmt("%.6g", x1) << "]\n"
-       << "set yrange [" << fmt("%.6g", y0) << ":" << fmt("%.6g", y1) << "]\n";
+       << "set yrange [" << fmt("%.6g", c.lower_is_better ? y1 : y0) << ":" << fmt("%.6g", c.lower_is_better ? y0 : y1) << "]\n";
   // tics at 1, 2, 5 x 10^k: a log axis spanning less than a decade would show one number or none
   std::string tics;
   for (int e = int(std::floor(std::log10(x0))); e <= int(std::ceil(std::log10(x1))); ++e)
@@ -411,7 +414,7 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
   auto px = [&](const BubblePoint& p) {
     return 720 * (std::log10(p.steps_per_s) - std::log10(x0)) / (std::log10(x1) - std::log10(x0));
   };
-  auto py = [&](const BubblePoint& p) { return 560 * (p.accuracy - y0) / (y1 - y0); };
+  auto py = [&](const BubblePoint& p) { return 560 * (c.lower_is_better ? y1 - p.accuracy : p.accuracy - y0) / (y1 - y0); };
   std::vector<Box> placed;
   for (auto& p : c.points) {
     double r = 3.2 * size(p.memory_mb);
@@ -441,10 +444,10 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     body << "set label " << k++ << " " << gp_quote(p.model) << " at " << fmt("%.6g", p.steps_per_s) << "," << fmt("%.6g", p.accuracy)
          << " center offset char " << fmt("%.6g", pick.first / 7) << "," << fmt("%.6g", pick.second / 14) << " front\n";
   }
-  if (c.chance >= 0)
-    body << "set arrow from graph 0, first " << fmt("%.6g", c.chance) << " to graph 1, first " << fmt("%.6g", c.chance)
-         << " nohead dt 2 lc rgb '#888888'\nset label " << k++ << " 'chance (majority class)' at graph 0.01, first "
-         << fmt("%.6g", c.chance) << " offset 0,0.6 left textcolor rgb '#888888'\n";
+  for (auto& [y, label] : lines)
+    body << "set arrow from graph 0, first " << fmt("%.6g", y) << " to graph 1, first " << fmt("%.6g", y)
+         << " nohead dt 2 lc rgb '#888888'\nset label " << k++ << " " << gp_quote(label) << " at graph 0.01, first "
+         << fmt("%.6g", y) << " offset 0,0.6 left textcolor rgb '#888888'\n";
   bool bars = false;
   for (auto& p : c.points) bars |= p.accuracy_err > 0;
   body << "plot ";

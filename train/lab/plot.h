@@ -85,7 +85,11 @@ struct BubblePoint {
 };
 struct BubbleChart {
   std::string title, xlabel, ylabel, size_note;
-  double chance = -1;      // a dashed line at this accuracy (< 0: none)
+  double chance = -1;      // a dashed line at this accuracy (< 0: none), labelled chance_label
+  std::string chance_label = "chance (majority class)";
+  std::vector<std::pair<double, std::string>> lines;  // more dashed lines: (y, label), e.g. a baseline
+  bool lower_is_better = false;  // bits per byte: the y axis runs downwards, so better is up on every chart
+  double min_pad = 3;      // at least this much room above and below the points, in y's units
   std::vector<BubblePoint> points;
 };
 void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::string& name);
