@@ -129,6 +129,8 @@ examples: $(EXAMPLE_BIN)
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(LIB)
 	$(CXX) $(CXXFLAGS) $< $(LINK_LIB) -o $@ $(LDLIBS)
 $(BUILD)/tests/test_examples: $(EXAMPLE_BIN)
+# test_docs runs the README's commands, which start the examples and link libattnzoo.a.
+$(BUILD)/tests/test_docs: $(EXAMPLE_BIN)
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the headers under
 # include/attnzoo/ (included as "train/model.h", ...), libattnzoo.a, the
@@ -179,11 +181,13 @@ data: $(BUILD)/attnzoo
 	$(BUILD)/attnzoo data pathfinder --n 20000 --out data_cache/pathfinder
 	$(BUILD)/attnzoo data fashion-mnist
 
-# The textbook: one generated page per model in docs/models/ (attnzoo docs: the
-# source file's comment, settings, pattern, a learned attention map, speed and
-# memory from docs/bench/, the LRA mini row from docs/lra/) and the README's
-# pattern pictures in docs/patterns/.  Trains one tiny ListOps model per variant
-# on one thread, a few seconds each; checkpoints are kept in runs/docs and reused.
+# The textbook: one generated page per model in docs/models/ and the tour in the
+# lecture's order, docs/tour.md (attnzoo docs: the source files, the registry,
+# speed and memory from docs/bench/, the LRA rows from the newest records of
+# each preset under docs/lra/, whose fingerprints every page quotes: test_docs
+# fails when they change), and the README's pattern pictures in docs/patterns/.
+# Trains one tiny ListOps model per variant on one thread, a few seconds each;
+# checkpoints are kept in runs/docs and reused.
 DOC_PATTERNS := local strided global longformer bigbird reformer routing sinkhorn
 docs: $(BUILD)/attnzoo
 	OMP_NUM_THREADS=1 nice -n 10 $(BUILD)/attnzoo docs --out docs/models --runs runs/docs

@@ -6,15 +6,20 @@
 // tree (the working directory, or $ATTNZOO_SRC); gnuplot must be installed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "attention/attention.h"
 #include "tests/util.h"
 #include "train/cli/commands.h"
+#include "train/lab/docs.h"
 #include "train/lab/pattern.h"
 
 using namespace az;
@@ -63,6 +68,190 @@ std::vector<std::string> missing_in_dir(const fs::path& dir, bool figures_only =
 const char* kSections[] = {"## What it computes", "## Settings", "## Which entries it computes",
                            "## What it learned", "## Speed and memory against N", "## Long Range Arena"};
 
+// ---- documented commands: every shell block of README.md and docs/*.md -----------------------
+//
+// A command is a line of a ```sh (or bash, shell) block, with its `\` continuations.
+// One marked `# [long]` is checked, not run: every program it starts exists (a
+// make target in the Makefile, a file of the tree, a program on PATH), an
+// attnzoo subcommand exists and each of its --flags is in that subcommand's
+// --help or in `attnzoo models`, and each argument naming a file of the
+// tree exists.  The others run, in the order the file gives them, as one
+// bash script in a scratch folder whose entries link to the tree's (so a
+// command writes its runs/ there, not in the tree); a ```cpp block with a
+// main() is written there as my.cpp first, so the README's link line
+// compiles and links the README's own program.
+
+struct DocCommand {
+  std::string file;
+  int line = 0;
+  std::string text;   // continuations joined, comment kept
+  bool is_long = false;
+};
+
+struct DocBlocks {
+  std::vector<DocCommand> commands;
+  std::string program;  // the last ```cpp block with a main()
+};
+
+DocBlocks doc_blocks(const fs::path& md) {
+  DocBlocks b;
+  std::istringstream in(read(md));
+  std::string line, lang, cpp;
+  bool on = false;
+  int n = 0;
+  DocCommand cur;
+  for (; std::getline(in, line); ++n) {
+    if (line.rfind("```", 0) == 0) {
+      if (!on) {
+        on = true, lang = line.substr(3), cpp.clear();
+      } else {
+        on = false;
+        if (lang == "cpp" && contains(cpp, "int main(")) b.program = cpp;
+      }
+      continue;
+    }
+    if (!on) continue;
+    if (lang == "cpp") {
+      cpp += line + "\n";
+      continue;
+    }
+    if (lang != "sh" && lang != "bash" && lang != "shell") continue;
+    if (cur.text.empty()) cur.file = md.string(), cur.line = n + 1;
+    bool cont = !line.empty() && line.back() == '\\';
+    cur.text += cont ? line.substr(0, line.size() - 1) + " " : line;
+    if (cont) continue;
+    size_t first = cur.text.find_first_not_of(" \t");
+    if (first != std::string::npos && cur.text[first] != '#') {
+      cur.is_long = contains(cur.text, "# [long]");
+      b.commands.push_back(cur);
+    }
+    cur = DocCommand();
+  }
+  return b;
+}
+
+// The words of a command without its comment; quotes hold words together.
+std::vector<std::string> shell_words(const std::string& s) {
+  std::vector<std::string> w;
+  std::string cur;
+  char q = 0;
+  bool have = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (q) {
+      if (c == q) q = 0;
+      else cur += c;
+    } else if (c == '\'' || c == '"') {
+      q = c, have = true;
+    } else if (c == '#' && !have) {
+      break;
+    } else if (c == ' ' || c == '\t') {
+      if (have) w.push_back(cur), cur.clear(), have = false;
+    } else {
+      cur += c, have = true;
+    }
+  }
+  if (have) w.push_back(cur);
+  return w;
+}
+
+std::string shell_out(const std::string& cmd) {
+  std::string out;
+  run_shell(cmd + " 2>&1", &out);
+  return out;
+}
+
+bool has_flag(const std::string& help, const std::string& flag) {
+  for (size_t p = help.find(flag); p != std::string::npos; p = help.find(flag, p + 1)) {
+    char after = p + flag.size() < help.size() ? help[p + flag.size()] : ' ';
+    if (!(std::isalnum(static_cast<unsigned char>(after)) || after == '-' || after == '_')) return true;
+  }
+  return false;
+}
+
+// Why a long command would not run as written ("" when it would).
+std::string check_long(const std::string& root, const DocCommand& c) {
+  static std::map<std::string, std::string> helps;
+  auto help = [&](const std::string& sub) -> const std::string& {
+    auto it = helps.find(sub);
+    if (it == helps.end()) it = helps.emplace(sub, shell_out(attnzoo_bin() + " " + sub)).first;
+    return it->second;
+  };
+  std::string makefile = read(fs::path(root) / "Makefile");
+  std::vector<std::string> all = shell_words(c.text);
+  // split at && || | ;
+  std::vector<std::vector<std::string>> parts(1);
+  for (auto& w : all)
+    if (w == "&&" || w == "||" || w == "|" || w == ";") parts.emplace_back();
+    else parts.back().push_back(w);
+  std::set<std::string> tree;  // the tree's top-level names, but runs/ and build/
+  for (auto& e : fs::directory_iterator(root)) tree.insert(e.path().filename().string());
+  tree.erase("runs"), tree.erase("build");
+  std::set<std::string> made;  // programs the command itself builds (g++ ... -o NAME)
+  for (size_t i = 0; i + 1 < all.size(); ++i)
+    if (all[i] == "-o") made.insert(all[i + 1]), made.insert("./" + all[i + 1]);
+  for (auto w : parts) {
+    while (!w.empty() && w[0].find('=') != std::string::npos && w[0][0] != '-') w.erase(w.begin());  // VAR=value
+    if (w.empty()) continue;
+    if (w[0] == "export" || w[0] == "cd" || w[0] == "printf" || w[0] == "echo") continue;
+    if (w[0] == "mpirun") {  // the program it starts: the first word naming build/
+      auto it = std::find_if(w.begin(), w.end(), [](const std::string& x) { return x.rfind("build/", 0) == 0; });
+      if (it == w.end()) return "mpirun starts no build/ program";
+      w.erase(w.begin(), it);
+    }
+    const std::string prog = w[0];
+    if (prog == "make") {
+      for (size_t i = 1; i < w.size(); ++i) {
+        if (w[i][0] == '-' || w[i].find('=') != std::string::npos) continue;
+        std::regex target("(^|\\n)" + w[i] + ":|\\.PHONY:[^\\n]* " + w[i] + "( |\\n)");
+        if (!std::regex_search(makefile, target)) return "make: the Makefile has no target '" + w[i] + "'";
+      }
+      continue;
+    }
+    bool az = prog == "attnzoo" || prog == "build/attnzoo" || prog == "build/attnzoo-mpi";
+    if (!az && made.count(prog)) continue;
+    if (!az) {
+      if (prog.find('/') != std::string::npos) {
+        if (!fs::exists(prog[0] == '/' ? fs::path(prog) : fs::path(root) / prog)) return "no program " + prog;
+      } else if (shell_out("command -v " + prog).empty()) {
+        return "no program '" + prog + "' on PATH";
+      }
+    }
+    if (az && !fs::exists(attnzoo_bin())) return "no " + attnzoo_bin() + ": build it first";
+    std::string sub;
+    for (size_t i = 1; i < w.size(); ++i) {
+      const std::string& a = w[i];
+      if (az && sub.empty() && a[0] != '-') {
+        sub = a;
+        std::string top = help("--help");
+        if (!contains(top, "\n  " + sub + " ")) return "attnzoo has no command '" + sub + "'";
+        continue;
+      }
+      if (az && a.rfind("--", 0) == 0 && a.size() > 2) {
+        std::string flag = a.substr(0, a.find('='));
+        if (!has_flag(help(sub + " --help"), flag) && !has_flag(help("models"), flag))
+          return "attnzoo " + sub + ": no flag " + flag + " in its --help or in `attnzoo models`";
+      }
+      // a word naming a file of the tree (not the value of --out) must be there
+      std::string top = a.substr(0, a.find('/'));
+      bool output = i > 0 && (w[i - 1] == "--out" || w[i - 1] == "--data-out" || w[i - 1] == ">");
+      if (a.find('/') != std::string::npos && tree.count(top) && !output && a.find('$') == std::string::npos &&
+          !fs::exists(fs::path(root) / a))
+        return "no file " + a + " in the tree";
+    }
+  }
+  return "";
+}
+
+std::vector<fs::path> documented_files(const std::string& root) {
+  std::vector<fs::path> files = {fs::path(root) / "README.md", fs::path(root) / "examples/README.md"};
+  for (auto& e : fs::directory_iterator(fs::path(root) / "docs"))
+    if (e.path().extension() == ".md") files.push_back(e.path());
+  std::sort(files.begin() + 2, files.end());
+  return files;
+}
+
+
 }  // namespace
 
 TEST_CASE("docs/models: a page with every section for every registered model, each listed by the index") {
@@ -105,13 +294,17 @@ TEST_CASE("attnzoo docs: writes a page and an index from the records; a removed 
   std::string root = src_root();
   std::string out = tmp / "models";
   // --maps keep: no training run; the page says how to draw the map.
+  std::string lra = "mini=" + root + "/docs/lra/mini3/results.jsonl,full=" + root + "/docs/lra/full/results.jsonl";
   cmd_docs({"--out", out, "--src", root, "--models", "local,fnet", "--maps", "keep", "--bench", root + "/docs/bench/variants.jsonl",
-            "--lra", root + "/docs/lra/mini-results.jsonl", "--lra-bench", root + "/docs/lra/mini-bench.jsonl"});
+            "--lra", lra, "--lra-bench", root + "/docs/lra/mini3/bench.jsonl"});
   std::string page = read(fs::path(out) / "local.md");
   // the opening comment of attention/local.cpp, the knob table, the LRA row and the commands
   CHECK(contains(page, "local: sliding-window attention, computed blockwise."));
   CHECK(contains(page, "| `--window` | 64 | 1 .. "));
-  CHECK(contains(page, "| **local** | 31.0 | 93.5 | 75.7 | 50.0 | 62.6 |"));
+  CHECK(contains(page, "### Preset mini (3 seeds"));
+  CHECK(contains(page, "### Preset full (2 seeds"));
+  CHECK(contains(page, "| **local** | 35.8 ± 0.6 | 93.6 ± 0.5 | 55.1 ± 2.1 | 77.1 ± 1.1 | 49.9 ± 0.1 | 62.3 ± 0.4 |"));
+  CHECK(contains(page, records_stamp({{"mini", root + "/docs/lra/mini3/results.jsonl"}, {"full", root + "/docs/lra/full/results.jsonl"}})));
   CHECK(contains(page, "attnzoo pattern --model local --seq-len 64"));
   CHECK(contains(page, "| 4096 | 6.913 | 8.6x | 239 | 0.07x |"));
   CHECK(contains(page, "No map yet"));
@@ -130,8 +323,8 @@ TEST_CASE("attnzoo docs: writes a page and an index from the records; a removed 
   CHECK(reported);
   CHECK(missing.size() == 2);  // the page and the index thumbnail
   CHECK(contains(error_of([&] { cmd_docs({"--out", out, "--src", "/nonexistent", "--models", "local", "--maps", "keep",
-                                          "--bench", root + "/docs/bench/variants.jsonl", "--lra", root + "/docs/lra/mini-results.jsonl",
-                                          "--lra-bench", root + "/docs/lra/mini-bench.jsonl"}); }),
+                                          "--bench", root + "/docs/bench/variants.jsonl", "--lra", lra,
+                                          "--lra-bench", root + "/docs/lra/mini3/bench.jsonl"}); }),
                  "no source file for model 'local'"));
   CHECK(contains(error_of([&] { cmd_docs({"--maps", "sometimes"}); }), "--maps must be train or keep, got 'sometimes'"));
 }
@@ -171,4 +364,121 @@ TEST_CASE("pattern pictures: the settings chosen for a small N leave entries out
   // the user's own value wins: picture_knobs only proposes
   CHECK(picture_knobs("bigbird", N).at("block") == 8);
   CHECK(picture_knobs("full", N).empty());
+}
+
+TEST_CASE("documented commands: every command marked long exists as written (program, target, subcommand, flags, files)") {
+  std::string root = src_root();
+  int checked = 0;
+  for (auto& f : documented_files(root)) {
+    for (auto& c : doc_blocks(f).commands) {
+      if (!c.is_long) continue;
+      CAPTURE(c.text);
+      std::string why = check_long(root, c);
+      CHECK_MESSAGE(why.empty(), (c.file + ":" + std::to_string(c.line) + ": " + why));
+      ++checked;
+    }
+  }
+  CHECK(checked >= 20);
+  // the checker catches what a bad edit does
+  DocCommand bad{"README.md", 1, "build/attnzoo train --task listops --windw 32   # [long]", true};
+  CHECK(contains(check_long(root, bad), "no flag --windw"));
+  bad.text = "build/attnzoo trian --task listops   # [long]";
+  CHECK(contains(check_long(root, bad), "no command 'trian'"));
+  bad.text = "make tset   # [long]";
+  CHECK(contains(check_long(root, bad), "no target 'tset'"));
+  bad.text = "bench/variants.sh out.jsonl \"\" \"1024\" && bench/tabel.py out.jsonl  # [long]";
+  CHECK(contains(check_long(root, bad), "no program bench/tabel.py"));
+  bad.text = "build/attnzoo lra --preset mini --out runs/x && cat docs/lra/nothere.md  # [long]";
+  CHECK(contains(check_long(root, bad), "no file docs/lra/nothere.md"));
+  bad.text = "OMP_NUM_THREADS=1 build/attnzoo train --task listops --window 32 --steps 3 | tail -1  # [long]";
+  CHECK(check_long(root, bad).empty());
+}
+
+TEST_CASE("documented commands: the quick ones run as written, and README's program links by README's line") {
+  std::string root = fs::absolute(src_root()).string();
+  const char* scale = std::getenv("ATTNZOO_TEST_SCALE");
+  if (scale && std::string(scale) == "small") {
+    MESSAGE("ATTNZOO_TEST_SCALE=small: the documented commands run in make test, not here");
+    return;
+  }
+  int ran = 0;
+  for (auto& f : documented_files(root)) {
+    DocBlocks b = doc_blocks(f);
+    std::string script = "set -e -o pipefail\nexport OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive\n";
+    int quick = 0;
+    for (auto& c : b.commands) {
+      if (c.is_long) continue;
+      script += "echo '@@ " + c.file + ":" + std::to_string(c.line) + "' >&2\n" + c.text + "\n";
+      ++quick, ++ran;
+    }
+    if (!quick) continue;
+    CAPTURE(f.string());
+    TempDir tmp("az_doccmd");
+    for (auto& e : fs::directory_iterator(root)) {
+      std::string name = e.path().filename().string();
+      if (name == "runs" || name[0] == '.') continue;
+      fs::create_symlink(e.path(), fs::path(tmp.path) / name);
+    }
+    if (!b.program.empty()) std::ofstream(tmp / "my.cpp") << b.program;
+    std::ofstream(tmp / "commands.sh") << script;
+    std::string out;
+    int rc = run_shell("cd " + tmp.path + " && bash commands.sh 2>&1", &out);
+    std::string where = out.substr(out.rfind("@@ ") == std::string::npos ? 0 : out.rfind("@@ "));
+    CHECK_MESSAGE(rc == 0, (f.filename().string() + ": a documented command failed; from the last one started:\n" +
+                            where.substr(0, 3000)));
+    if (f == fs::path(root) / "README.md") {
+      CHECK(contains(out, "[2,128,64] -> [2,128,64]"));  // README's own program, linked by README's line
+      CHECK(contains(out, "test accuracy"));
+    }
+  }
+  CHECK(ran >= 8);
+}
+
+// A generated page quotes the records it was drawn from with their fingerprints;
+// when a preset's records change (or a newer sweep of a preset lands in
+// docs/lra/) the page is stale and `make docs` must run again.
+static std::vector<std::string> stale_pages(const std::string& root) {
+  std::vector<fs::path> pages = {fs::path(root) / "docs/tour.md"};
+  for (auto& e : fs::directory_iterator(fs::path(root) / "docs/models"))
+    if (e.path().extension() == ".md" && e.path().filename() != "README-section.md") pages.push_back(e.path());
+  std::string want = records_stamp(lra_sources("auto", root + "/docs/lra"));
+  std::vector<std::string> stale;
+  for (auto& p : pages) {
+    std::string text = read(p);
+    size_t a = text.find("<!-- records:");
+    std::string have = a == std::string::npos ? "(no records line)" : text.substr(a, text.find('\n', a) - a);
+    if (have != want) stale.push_back(p.filename().string() + " says " + have + ", the records now give " + want);
+  }
+  return stale;
+}
+
+TEST_CASE("generated pages: each quotes the newest records of each preset, unchanged since it was written") {
+  std::string root = src_root();
+  REQUIRE(fs::exists(fs::path(root) / "docs/tour.md"));
+  std::vector<std::string> stale = stale_pages(root);
+  CHECK_MESSAGE(stale.empty(), ((stale.empty() ? std::string() : stale[0]) + " (" + std::to_string(stale.size()) +
+                                " pages): run `make docs`"));
+  auto src = lra_sources("auto", root + "/docs/lra");
+  bool mini = false, full = false;
+  for (auto& s : src) mini = mini || (s.preset == "mini" && contains(s.path, "mini3")), full = full || s.preset == "full";
+  CHECK(mini);
+  CHECK(full);
+  // a changed record makes every page stale: a copy of the tree's docs with one byte more in the full records
+  TempDir tmp("az_stale");
+  fs::copy(fs::path(root) / "docs", fs::path(tmp.path) / "docs", fs::copy_options::recursive);
+  CHECK(stale_pages(tmp.path).empty());
+  std::ofstream(tmp / "docs/lra/full/results.jsonl", std::ios::app) << "\n";
+  CHECK(stale_pages(tmp.path).size() >= attention_names().size() + 1);
+  // the tour in the lecture's order, every model on it
+  std::string tour = read(fs::path(root) / "docs/tour.md");
+  size_t at = 0;
+  for (const char* m : {"### full", "### local", "### strided", "### global", "### longformer", "### bigbird", "### reformer",
+                        "### routing", "### sinkhorn", "### linformer", "### compressed", "### linear", "### efficient",
+                        "### rfa", "### performer", "### synthesizer", "### mixer", "### gmlp", "### fnet", "The chart that sums it up"}) {
+    size_t p = tour.find(m, at);
+    CHECK_MESSAGE(p != std::string::npos, (std::string(m) + " missing from docs/tour.md, or out of the lecture's order"));
+    if (p != std::string::npos) at = p;
+  }
+  std::vector<std::string> missing = missing_targets(fs::path(root) / "docs/tour.md");
+  CHECK_MESSAGE(missing.empty(), (missing.empty() ? std::string() : missing[0]));
 }

@@ -53,8 +53,8 @@ struct ModelFlag {
   int64_t lo = 0, hi = 0;       // kInteger: inclusive range
   std::vector<std::string> choices;
   std::string def;              // the default, as text (for --help)
-  std::function<std::string(const ModelConfig&)> get;
-  std::function<void(ModelConfig&, const std::string&)> set;  // value already checked
+  std::function<std::string(const ModelConfig&)> get{};       // {}: rows may leave them out
+  std::function<void(ModelConfig&, const std::string&)> set{};  // value already checked
 };
 const std::vector<ModelFlag>& model_flags();
 

@@ -66,7 +66,7 @@ struct TaskData {
 struct LraData {
   int64_t seq_len = 0, n_train = 0, n_val = 0, n_test = 0;
   std::map<std::string, std::string> extra;  // the task's own settings (depth, dashes, ...)
-  std::string text_source, text_label, npm_cache;  // the Text corpus (for tasks reading text)
+  std::string text_source{}, text_label{}, npm_cache{};  // the Text corpus (default member initializers: rows may leave them out) (for tasks reading text)
 };
 // One row of an LRA preset: the data, and the model and budget every model gets.
 struct LraRow {

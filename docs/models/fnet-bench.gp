@@ -9,15 +9,10 @@ $s1 << EOD
 4096 0.8044 3302.4
 8192 0.2169 12735.5
 EOD
-$s2 << EOD
-1024 103.114 27.9
-2048 50.401 44.6
-4096 23.2827 77.9
-EOD
 $s3 << EOD
-1024 8.4469 227.7
-2048 2.2764 830.4
-4096 0.5963 3186.4
+1024 5.9009 228.7
+2048 1.4858 830.8
+4096 0.5015 3187.4
 EOD
 
 set terminal svg size 640,360 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -32,10 +27,10 @@ set xlabel 'sequence length N'
 set bmargin 7
 set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 Left reverse samplen 2 font ',9'
 set ylabel 'steps per second'
-plot $s0 using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title "fnet (bench/variants.sh)", $s1 using 1:2 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' title "full (bench/variants.sh)", $s2 using 1:2 with linespoints lw 2 pt 5 lc rgb '#ff9896' title "fnet (lra mini bench)", $s3 using 1:2 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' title "full (lra mini bench)"
+plot $s0 using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title "fnet (bench/variants.sh)", $s1 using 1:2 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' title "full (bench/variants.sh)", $s3 using 1:2 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' title "full (lra mini bench)"
 set ylabel 'peak memory (MB)'
 unset key
-plot $s0 using 1:3 with linespoints lw 2 pt 7 lc rgb '#d62728' notitle, $s1 using 1:3 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' notitle, $s2 using 1:3 with linespoints lw 2 pt 5 lc rgb '#ff9896' notitle, $s3 using 1:3 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' notitle
+plot $s0 using 1:3 with linespoints lw 2 pt 7 lc rgb '#d62728' notitle, $s1 using 1:3 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' notitle, $s3 using 1:3 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' notitle
 unset multiplot
 unset output
 set terminal pngcairo size 640,360 noenhanced font 'Helvetica,11' background rgb 'white'
@@ -50,9 +45,9 @@ set xlabel 'sequence length N'
 set bmargin 7
 set key at screen 0.5, screen 0.01 center bottom horizontal maxcols 2 Left reverse samplen 2 font ',9'
 set ylabel 'steps per second'
-plot $s0 using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title "fnet (bench/variants.sh)", $s1 using 1:2 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' title "full (bench/variants.sh)", $s2 using 1:2 with linespoints lw 2 pt 5 lc rgb '#ff9896' title "fnet (lra mini bench)", $s3 using 1:2 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' title "full (lra mini bench)"
+plot $s0 using 1:2 with linespoints lw 2 pt 7 lc rgb '#d62728' title "fnet (bench/variants.sh)", $s1 using 1:2 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' title "full (bench/variants.sh)", $s3 using 1:2 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' title "full (lra mini bench)"
 set ylabel 'peak memory (MB)'
 unset key
-plot $s0 using 1:3 with linespoints lw 2 pt 7 lc rgb '#d62728' notitle, $s1 using 1:3 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' notitle, $s2 using 1:3 with linespoints lw 2 pt 5 lc rgb '#ff9896' notitle, $s3 using 1:3 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' notitle
+plot $s0 using 1:3 with linespoints lw 2 pt 7 lc rgb '#d62728' notitle, $s1 using 1:3 with linespoints lw 1.5 pt 6 dt 2 lc rgb '#555555' notitle, $s3 using 1:3 with linespoints lw 1.5 pt 4 dt 3 lc rgb '#aaaaaa' notitle
 unset multiplot
 unset output

@@ -5,9 +5,9 @@ $s0 << EOD
 8192 0.2169 12735.5
 EOD
 $s1 << EOD
-1024 8.4469 227.7
-2048 2.2764 830.4
-4096 0.5963 3186.4
+1024 5.9009 228.7
+2048 1.4858 830.8
+4096 0.5015 3187.4
 EOD
 
 set terminal svg size 640,360 dynamic noenhanced font 'Helvetica,13' background rgb 'white'

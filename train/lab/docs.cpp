@@ -11,6 +11,9 @@
 // 300 steps at dim 32; a few seconds each on one core), reused from RUNS when
 // its checkpoint is there; everything else reads records.
 #include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +23,7 @@
 #include "attention/attention.h"
 #include "data/listops/listops.h"
 #include "train/lab/bench.h"
+#include "train/lab/docs.h"
 #include "train/cli.h"
 #include "train/cli/commands.h"
 #include "train/lab/lra.h"
@@ -29,6 +33,70 @@
 namespace az {
 
 namespace fs = std::filesystem;
+
+std::string records_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("docs: cannot read " + path + " (the records a page quotes)");
+  uint64_t h = 1469598103934665603ull;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) h = (h ^ uint8_t(buf[i])) * 1099511628211ull;
+    if (!in) break;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+std::string records_stamp(const std::vector<LraSource>& sources) {
+  std::string r = "<!-- records:";
+  for (size_t i = 0; i < sources.size(); ++i)
+    r += std::string(i ? ";" : "") + " " + sources[i].preset + " " +
+         (fs::path(sources[i].path).parent_path().filename() / fs::path(sources[i].path).filename()).string() + " " +
+         records_hash(sources[i].path);
+  return r + " -->";
+}
+
+std::vector<LraSource> lra_sources(const std::string& spec, const std::string& dir) {
+  std::vector<LraSource> v;
+  if (spec != "auto") {
+    std::istringstream in(spec);
+    for (std::string item; std::getline(in, item, ',');) {
+      size_t eq = item.find('=');
+      LraSource s = eq == std::string::npos ? LraSource{"mini", item} : LraSource{item.substr(0, eq), item.substr(eq + 1)};
+      if (s.preset.empty() || s.path.empty()) fail("docs: --lra wants PRESET=PATH[,PRESET=PATH], got '" + item + "'");
+      if (!fs::exists(s.path)) fail("docs: " + s.path + " does not exist (the records the pages are drawn from)");
+      v.push_back(s);
+    }
+    return v;
+  }
+  // newest by the latest "finished" of its records, per preset named by its results.md
+  std::map<std::string, std::pair<std::string, std::string>> best;  // preset -> (finished, path)
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory()) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  for (auto& d : dirs) {
+    if (!fs::exists(d / "results.jsonl") || !fs::exists(d / "results.md")) continue;
+    std::ifstream md(d / "results.md");
+    std::string line, preset;
+    while (preset.empty() && std::getline(md, line)) {
+      size_t p = line.find("preset `");
+      if (line.rfind("# ", 0) == 0 && p != std::string::npos) preset = line.substr(p + 8, line.find('`', p + 8) - p - 8);
+    }
+    if (preset.empty()) continue;
+    std::string last;
+    for (auto& r : read_jsonl((d / "results.jsonl").string())) last = std::max(last, json_text(r, "finished"));
+    auto& b = best[preset];
+    if (b.second.empty() || last > b.first) b = {last, (d / "results.jsonl").lexically_normal().string()};
+  }
+  for (const char* p : {"quick", "mini", "full"})
+    if (best.count(p)) v.push_back({p, best[p].second}), best.erase(p);
+  for (auto& [p, b] : best) v.push_back({p, b.second});
+  if (v.empty()) fail("docs: no LRA records under " + dir + " (a folder with results.jsonl and a results.md naming its preset)");
+  return v;
+}
 
 namespace {
 
@@ -314,85 +382,283 @@ std::string bench_section(const DocsOptions& o, const std::string& name, const B
   return md.str();
 }
 
-// ---- the LRA row ----------------------------------------------------------------------------
-// The mini preset's tasks that have records (a task added since the sweep has none yet).
-std::vector<std::string> lra_columns(const std::map<std::pair<std::string, std::string>, JsonObject>& cells) {
-  std::vector<std::string> v;
-  for (auto& t : lra_task_names(lra_preset("mini"))) {
+// ---- the LRA rows, one table per preset ----------------------------------------------------
+// One preset's records: every seed's test accuracy per (model, task).
+struct PresetCells {
+  LraSource src;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> acc;  // %, one per seed
+  std::map<std::pair<std::string, std::string>, double> majority;          // %
+  std::map<std::pair<std::string, std::string>, std::string> command;      // seed 1's train command
+  std::vector<std::string> columns;                                        // tasks with records, LRA's order
+  size_t seeds = 0;                                                        // the most seeds of any cell
+};
+
+PresetCells preset_cells(const LraSource& src) {
+  PresetCells pc;
+  pc.src = src;
+  for (auto& r : read_jsonl(src.path)) {
+    if (json_text(r, "kind") != "train" || json_text(r, "status") != "ok" || !r.count("test_acc")) continue;
+    std::pair<std::string, std::string> k{json_text(r, "model"), json_text(r, "task")};
+    pc.acc[k].push_back(100 * json_number(r, "test_acc", 0));
+    pc.majority[k] = 100 * json_number(r, "majority_rate", 0);
+    std::string key = json_text(r, "key");
+    if (!pc.command.count(k) || json_text(r, "seed", "1") == "1") pc.command[k] = key.substr(0, key.find(" | "));
+  }
+  for (auto& t : lra_task_names(lra_preset("full"))) {
     bool any = false;
-    for (auto& [key, rec] : cells) any = any || key.second == t;
-    if (any) v.push_back(t);
+    for (auto& [k, v] : pc.acc) any = any || k.second == t;
+    if (any) pc.columns.push_back(t);
   }
-  return v;
+  for (auto& [k, v] : pc.acc) pc.seeds = std::max(pc.seeds, v.size());
+  return pc;
 }
 
-double lra_average(const std::map<std::pair<std::string, std::string>, JsonObject>& cells, const std::string& model, int* n) {
+struct MeanSd {
+  double mean = NAN, sd = NAN;
+  size_t n = 0;
+};
+MeanSd mean_sd(const std::vector<double>& v) {
+  MeanSd m;
+  m.n = v.size();
+  if (v.empty()) return m;
   double s = 0;
-  *n = 0;
-  for (auto& t : lra_columns(cells)) {
-    auto it = cells.find({model, t});
-    if (it != cells.end() && it->second.count("test_acc")) s += 100 * json_number(it->second, "test_acc", 0), ++*n;
+  for (double x : v) s += x;
+  m.mean = s / double(v.size());
+  if (v.size() > 1) {
+    double q = 0;
+    for (double x : v) q += (x - m.mean) * (x - m.mean);
+    m.sd = std::sqrt(q / double(v.size() - 1));
   }
-  return *n ? s / *n : NAN;
+  return m;
+}
+std::string show(const MeanSd& m) {
+  if (!m.n) return "—";
+  return fmt("%.1f", m.mean) + (std::isnan(m.sd) ? "" : " ± " + fmt("%.1f", m.sd));
 }
 
-std::string lra_section(const DocsOptions& o, const std::string& name,
-                        const std::map<std::pair<std::string, std::string>, JsonObject>& cells) {
-  std::ostringstream md;
-  md << "## Long Range Arena, preset mini\n\n";
-  bool any = false;
-  for (auto& t : lra_columns(cells)) any = any || cells.count({name, t});
-  if (!any) {
-    md << "No record for `" << name << "` in `" << o.lra << "` (the mini sweep leaves out `flash`, which computes what "
-       << "`full` computes).\n\n```sh\nattnzoo lra --preset mini --models " << name << " --threads 1 --out runs/lra-mini\n```\n\n";
-    return md.str();
+// The model's mean over the preset's tasks, seed by seed: mean ± sd of the per-seed averages.
+MeanSd model_average(const PresetCells& pc, const std::string& model, size_t* tasks) {
+  std::vector<double> per_seed(pc.seeds, 0.0);
+  std::vector<int> count(pc.seeds, 0);
+  *tasks = 0;
+  for (auto& t : pc.columns) {
+    auto it = pc.acc.find({model, t});
+    if (it == pc.acc.end()) continue;
+    ++*tasks;
+    for (size_t i = 0; i < it->second.size(); ++i) per_seed[i] += it->second[i], ++count[i];
   }
-  md << "Test accuracy (%) at the best validation step; the mean is over the tasks shown.\n\n| | ";
-  for (auto& t : lra_columns(cells)) md << t << " | ";
+  std::vector<double> v;
+  for (size_t i = 0; i < pc.seeds; ++i)
+    if (count[i] == int(*tasks) && *tasks) v.push_back(per_seed[i] / count[i]);
+  return mean_sd(v);
+}
+
+std::string lra_table(const PresetCells& pc, const std::string& name) {
+  std::ostringstream md;
+  md << "| | ";
+  for (auto& t : pc.columns) md << t << " | ";
   md << "mean |\n|---|";
-  for (size_t i = 0; i <= lra_columns(cells).size(); ++i) md << "---:|";
+  for (size_t i = 0; i <= pc.columns.size(); ++i) md << "---:|";
   md << "\n";
-  auto row = [&](const std::string& label, const std::string& model, const char* key, double scale) {
+  auto row = [&](const std::string& label, const std::string& model) {
     md << "| " << label << " | ";
-    double s = 0;
-    int n = 0;
-    for (auto& t : lra_columns(cells)) {
-      auto it = cells.find({model, t});
-      if (it == cells.end() || !it->second.count(key)) {
-        md << "— | ";
-        continue;
-      }
-      double v = scale * json_number(it->second, key, 0);
-      s += v, ++n;
-      md << fmt("%.1f", v) << " | ";
+    for (auto& t : pc.columns) {
+      auto it = pc.acc.find({model, t});
+      md << (it == pc.acc.end() ? "—" : show(mean_sd(it->second))) << " | ";
     }
-    md << (n ? fmt("%.1f", s / n) : "—") << " |\n";
+    size_t nt = 0;
+    MeanSd avg = model_average(pc, model, &nt);
+    md << (nt == pc.columns.size() ? show(avg) : "—") << " |\n";
   };
-  row("**" + name + "**", name, "test_acc", 100);
-  if (name != "full") row("full", "full", "test_acc", 100);
-  row("chance (majority class)", name, "majority_rate", 100);
+  row("**" + name + "**", name);
+  if (name != "full") row("full", "full");
+  md << "| chance (majority class) | ";
+  for (auto& t : pc.columns) {
+    auto it = pc.majority.find({"full", t});
+    md << (it == pc.majority.end() ? "—" : fmt("%.1f", it->second)) << " | ";
+  }
+  md << " |\n";
   for (auto& p : lra_published())
     if (p.ours == name) {
       md << "| *LRA paper: " << p.lra_name << "* | ";
-      double s = 0;
-      int n = 0;
-      for (auto& t : lra_columns(cells)) {
+      for (auto& t : pc.columns) {
         double v = lra_published_accuracy(p, t);
-        if (v > 0) s += v, ++n;
         md << (v > 0 ? fmt("%.2f", v) : "—") << " | ";
       }
-      md << (n ? fmt("%.2f", s / n) : "—") << " |\n";
+      md << " |\n";
     }
-  md << "\nOur Text is Spam Assassin e-mail and our Image Fashion-MNIST, so those columns compare models with each other, "
-        "not with the paper; the full report, with each task's size and budget, is [docs/lra/mini.md](../lra/mini.md). "
-        "The cells' commands:\n\n```sh\n";
-  for (auto& t : lra_columns(cells)) {
-    auto it = cells.find({name, t});
-    if (it == cells.end()) continue;
-    std::string key = json_text(it->second, "key");
-    md << "attnzoo " << key.substr(0, key.find(" | ")) << "\n";
+  return md.str();
+}
+
+std::string report_of(const LraSource& s) { return (fs::path(s.path).parent_path() / "results.md").string(); }
+
+std::string lra_section(const DocsOptions& o, const std::string& name, const std::vector<PresetCells>& presets) {
+  std::ostringstream md;
+  md << "## Long Range Arena: the mini and full presets\n\n"
+     << "Test accuracy (%) at the best validation step, mean ± sample standard deviation over the seeds (seed 1..K "
+        "changes the initialisation, dropout and batch order, not the data); the mean column averages each seed's "
+        "tasks first. Our Text is Spam Assassin e-mail and our Image Fashion-MNIST, so those columns compare models "
+        "with each other, not with the paper.\n\n";
+  for (auto& pc : presets) {
+    bool any = false;
+    for (auto& t : pc.columns) any = any || pc.acc.count({name, t});
+    md << "### Preset " << pc.src.preset << " (" << pc.seeds << (pc.seeds == 1 ? " seed" : " seeds") << ", records `"
+       << pc.src.path << "`, report [" << report_of(pc.src) << "](../../" << report_of(pc.src) << "))\n\n";
+    if (!any) {
+      md << "No record for `" << name << "` in this preset (its sweep ran nine models: the report says which).\n\n"
+         << "```sh\nattnzoo lra --preset " << pc.src.preset << " --models " << name
+         << " --threads 1 --out runs/lra-" << pc.src.preset << "   # [long]\n```\n\n";
+      continue;
+    }
+    md << lra_table(pc, name) << "\nThe cells' commands (seed 1; `--seed K` for the others):\n\n```sh\n";
+    for (auto& t : pc.columns) {
+      auto it = pc.command.find({name, t});
+      if (it != pc.command.end()) md << "attnzoo " << it->second << "   # [long]\n";
+    }
+    md << "# all of them, resumable:\nattnzoo lra --preset " << pc.src.preset << " --models " << name
+       << " --threads 1 --out runs/lra-" << pc.src.preset << "   # [long]\n```\n\n";
   }
-  md << "# all of them, resumable:\nattnzoo lra --preset mini --models " << name << " --threads 1 --out runs/lra-mini\n```\n\n";
+  return md.str();
+}
+
+// ---- the tour: the models in the lecture's order --------------------------------------------
+struct TourStop {
+  const char* title;
+  const char* idea;
+  std::vector<std::string> models;
+};
+
+const std::vector<TourStop>& tour_stops() {
+  static const std::vector<TourStop> stops = {
+      {"Full attention, and why it costs N²",
+       "Every query scores every key: the N × N matrix QKᵀ is computed, softmaxed row by row and multiplied by V, so "
+       "time and memory grow as N². Flash computes the same numbers tile by tile and never holds the matrix, so its "
+       "memory is linear in N while its time stays quadratic. Everything below computes fewer entries, or none.",
+       {"full", "flash"}},
+      {"Local: a window around each token",
+       "Each query attends only to the keys within a fixed window of its position, so a row has a constant number of "
+       "entries and the cost is linear in N. Far tokens only meet through stacked layers.",
+       {"local"}},
+      {"Strided: every k-th token",
+       "Besides its own block, a query sees every k-th key, a dilated pattern that reaches far with few entries. "
+       "Local and strided heads together give every token a two-step path to every other.",
+       {"strided"}},
+      {"Global: a few tokens see everything",
+       "A handful of tokens attend to all positions and all positions attend to them: a hub through which information "
+       "crosses the sequence in two steps, at a cost linear in N.",
+       {"global"}},
+      {"Longformer: window plus global",
+       "Longformer adds the global tokens to the local window (and may dilate the window), so the local pattern keeps "
+       "a path across the whole sequence.",
+       {"longformer"}},
+      {"BigBird: window, global and random",
+       "BigBird computes blocks: a sliding window of blocks, a few global blocks and a few random blocks per row. The "
+       "random blocks make the graph an expander, so paths between tokens are short.",
+       {"bigbird"}},
+      {"Clustering: attend within a bucket",
+       "Instead of a fixed pattern, similar queries and keys are grouped and attention is computed within each group: "
+       "Reformer hashes them with random rotations (LSH), Routing clusters them with online k-means. The pattern "
+       "depends on the content.",
+       {"reformer", "routing"}},
+      {"Learned sorting: Sinkhorn",
+       "Sinkhorn attention learns to permute blocks of the sequence (a soft sorting matrix normalised by Sinkhorn "
+       "iterations), then attends locally within the sorted blocks, so related blocks become neighbours.",
+       {"sinkhorn"}},
+      {"Low rank: project the keys",
+       "The attention matrix is close to low rank, so N keys and values can be projected down to k summaries: "
+       "Linformer with a learned projection along the sequence, compressed attention with a strided convolution. "
+       "Cost N × k.",
+       {"linformer", "compressed"}},
+      {"Reordered products and kernels",
+       "Replace softmax(QKᵀ) by φ(Q)φ(K)ᵀ and multiply in the other order, φ(Q)(φ(K)ᵀV): a d × d summary instead of "
+       "an N × N matrix, linear in N. Linear attention uses elu+1, efficient attention normalises Q and K separately, "
+       "RFA and Performer use random features that approximate the softmax kernel.",
+       {"linear", "efficient", "rfa", "performer"}},
+      {"Synthesizer: attention without token-token scores",
+       "Synthesizer does not compare queries with keys at all: the weights come from each token alone (dense) or are "
+       "learned parameters (random). It asks how much the dot product matters.",
+       {"synthesizer"}},
+      {"Attention-free: MLP-Mixer, gMLP, FNet",
+       "No attention weights at all: MLP-Mixer mixes positions with an MLP along the sequence, gMLP with a spatial "
+       "gating unit, FNet with a Fourier transform. They mix with a fixed length and fixed weights per position "
+       "rather than by content.",
+       {"mixer", "gmlp", "fnet"}},
+  };
+  return stops;
+}
+
+std::string tour_page(const DocsOptions& o, const BenchTable& vb, const std::vector<PresetCells>& presets,
+                      const std::string& stamp, const std::string& tour_path) {
+  std::ostringstream md;
+  std::string models_rel = fs::relative(fs::absolute(o.out), fs::absolute(fs::path(tour_path).parent_path())).string();
+  std::string root_rel = fs::relative(fs::absolute(o.src), fs::absolute(fs::path(tour_path).parent_path())).string();
+  md << "<!-- Generated by `attnzoo docs` from the registry and the records; do not edit: run `make docs`. -->\n"
+     << stamp << "\n"
+     << "# A tour of the models, in the lecture's order\n\n"
+     << "From why full attention costs N² to the models that use no attention at all. Each stop gives the idea, the "
+        "file to read, the pattern (which entries of the N × N matrix one layer computes, at N = " << o.pattern_n
+     << "), the measured cost against N, the measured Long Range Arena scores with their spread over seeds, and one "
+        "command to try. Every figure is read from the records when the page is generated (`make docs`): the cost from `"
+     << o.bench << "` (`bench/variants.sh`, " << bench_config(read_jsonl(o.bench), false)
+     << "; where and when it was measured: [speed.md](speed.md)), the scores from ";
+  for (size_t i = 0; i < presets.size(); ++i)
+    md << (i ? ", " : "") << "`" << presets[i].src.path << "` (preset " << presets[i].src.preset << ", "
+       << presets[i].seeds << " seeds)";
+  md << " ([lra.md](lra.md) says where and when they ran). Each model has its own page with more: "
+     << "[the models](" << models_rel << "/README.md).\n\n";
+  int k = 0;
+  for (auto& st : tour_stops()) {
+    md << "## " << ++k << ". " << st.title << "\n\n" << st.idea << "\n\n";
+    for (auto& name : st.models) {
+      const AttentionInfo& info = attention_info(name);
+      std::string file;
+      opening_comment(o.src, name, &file);
+      std::string summary = info.summary;
+      if (!summary.empty() && summary.back() != '.') summary += ".";
+      md << "### " << name << "\n\n" << summary << " Read [" << file << "](" << root_rel << "/" << file
+         << "); its page: [" << name << "](" << models_rel << "/" << name << ".md).\n\n";
+      std::string pic = name + "-pattern.png";
+      if (fs::exists(fs::path(o.out) / pic))
+        md << "<img src=\"" << models_rel << "/" << pic << "\" width=\"240\" alt=\"" << name << ": the entries computed at N="
+           << o.pattern_n << "\">\n\n";
+      // cost against N
+      int64_t e0 = 0, e1 = 0;
+      double e = time_exponent(vb, name, &e0, &e1);
+      auto it = vb.find({name, 4096}), fl = vb.find({"full", 4096});
+      md << "- **Cost against N**: ";
+      if (it == vb.end()) {
+        md << "no bench record.\n";
+      } else {
+        if (!std::isnan(e)) md << "time per step grows as N^" << fmt("%.2f", e) << " from N = " << e0 << " to " << e1 << "; ";
+        md << "at N = 4096, " << fmt("%.2f", it->second.steps) << " steps/s and " << fmt("%.0f", it->second.mb) << " MB peak";
+        if (fl != vb.end() && name != "full")
+          md << " (" << fmt("%.1fx", it->second.steps / fl->second.steps) << " the speed and "
+             << fmt("%.2fx", it->second.mb / fl->second.mb) << " the memory of full attention)";
+        md << ".\n";
+      }
+      // scores
+      for (auto& pc : presets) {
+        md << "- **LRA " << pc.src.preset << "** (" << pc.seeds << " seeds): ";
+        std::vector<std::string> parts;
+        for (auto& t : pc.columns) {
+          auto c = pc.acc.find({name, t});
+          if (c != pc.acc.end()) parts.push_back(t + " " + show(mean_sd(c->second)));
+        }
+        size_t nt = 0;
+        MeanSd avg = model_average(pc, name, &nt);
+        if (parts.empty()) md << "not in this sweep.\n";
+        else md << join(parts, ", ") << (nt == pc.columns.size() ? "; mean " + show(avg) : "") << ".\n";
+      }
+      md << "\n```sh\nbuild/attnzoo train --task listops --model " << name << " --steps 300 --out runs/tour-" << name
+         << "   # [long] a short ListOps run\n```\n\n";
+    }
+  }
+  md << "## " << ++k << ". The chart that sums it up\n\n"
+     << "Accuracy against speed and memory, the survey's bubble chart, for the nine models the sweeps ran. The full "
+        "preset (LRA's lengths):\n\n"
+     << "![LRA full preset: accuracy, speed, memory](lra/full/chart.png)\n\nThe mini preset (shorter sequences, three seeds):\n\n"
+     << "![LRA mini preset: accuracy, speed, memory](lra/mini3/chart.png)\n\n"
+     << "```sh\nbuild/attnzoo lra --preset mini --threads 1 --out runs/lra-mini   # [long] 9 CPU-hours for nine models\n```\n";
   return md.str();
 }
 
@@ -403,15 +669,18 @@ int cmd_docs(const std::vector<std::string>& args) {
     if (a == "--help" || a == "-h")
       return std::printf(
                  "attnzoo docs [--out docs/models] [--src .] [--models a,b] [--maps train|keep] [--fresh] [--steps 300]\n"
-                 "             [--runs runs/docs] [--bench docs/bench/variants.jsonl] [--lra docs/lra/mini-results.jsonl]\n"
-                 "             [--lra-bench docs/lra/mini-bench.jsonl] [--bin build/attnzoo]\n"
+                 "             [--runs runs/docs] [--bench docs/bench/variants.jsonl] [--lra auto|PRESET=PATH,...]\n"
+                 "             [--lra-bench docs/lra/mini3/bench.jsonl] [--tour docs/tour.md] [--bin build/attnzoo]\n"
                  "  writes one Markdown page per model (its source file's opening comment, its settings, its\n"
-                 "  pattern, a learned attention map, speed and memory against N, its LRA mini row) and an index,\n"
-                 "  README.md, comparing them.  --maps train: train a tiny ListOps model per variant (a few\n"
+                 "  pattern, a learned attention map, speed and memory against N, its LRA rows) and an index,\n"
+                 "  README.md, comparing them, and the tour in the lecture's order (--tour; none with --models).\n"
+                 "  --lra auto: for each preset the newest records under docs/lra (each DIR/results.jsonl whose\n"
+                 "  results.md names its preset); every page stamps the records' fingerprints (a test compares).\n"
+                 "    --maps train: train a tiny ListOps model per variant (a few\n"
                  "  seconds each, one thread; checkpoints kept in --runs and reused while the command is the\n"
                  "  same, unless --fresh) and draw its map; keep: leave the map pictures as they are.\n"
                  "  Records of the map runs: OUT/maps.jsonl.\n"), 0;
-  Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "bin"}, {"fresh"});
+  Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "tour", "bin"}, {"fresh"});
   DocsOptions o;
   o.out = f.str("out", "docs/models");
   o.src = f.str("src", ".");
@@ -419,14 +688,15 @@ int cmd_docs(const std::vector<std::string>& args) {
   o.steps = f.integer("steps", 300);
   o.runs = f.str("runs", "runs/docs");
   o.bench = f.str("bench", "docs/bench/variants.jsonl");
-  o.lra = f.str("lra", "docs/lra/mini-results.jsonl");
-  o.lra_bench = f.str("lra-bench", "docs/lra/mini-bench.jsonl");
+  o.lra = f.str("lra", "auto");
+  o.lra_bench = f.str("lra-bench", "docs/lra/mini3/bench.jsonl");
+  std::string tour = f.str("tour", "docs/tour.md");
   o.fresh = f.on("fresh");
   std::error_code ec;
   o.bin = f.str("bin", fs::read_symlink("/proc/self/exe", ec).string());
   if (o.maps != "train" && o.maps != "keep") fail("docs: --maps must be train or keep, got '" + o.maps + "'");
   if (o.steps < 1 || o.steps > 100000) fail("docs: --steps must be in 1..100000, got " + std::to_string(o.steps));
-  for (auto& p : {o.bench, o.lra, o.lra_bench})
+  for (auto& p : {o.bench, o.lra_bench})
     if (!fs::exists(p)) fail("docs: " + p + " does not exist (the records the pages are drawn from)");
   std::vector<std::string> models = attention_names();
   if (f.has("models")) {
@@ -438,9 +708,10 @@ int cmd_docs(const std::vector<std::string>& args) {
 
   std::vector<JsonObject> vrows = read_jsonl(o.bench), lrows = read_jsonl(o.lra_bench);
   BenchTable vb = bench_table(vrows), lb = bench_table(lrows);
-  std::map<std::pair<std::string, std::string>, JsonObject> cells;
-  for (auto& r : read_jsonl(o.lra))
-    if (json_text(r, "kind") == "train" && json_text(r, "status") == "ok") cells[{json_text(r, "model"), json_text(r, "task")}] = r;
+  std::vector<LraSource> sources = lra_sources(o.lra, (fs::path(o.src) / "docs/lra").string());
+  std::vector<PresetCells> presets;
+  for (auto& s : sources) presets.push_back(preset_cells(s));
+  std::string stamp = records_stamp(sources);
   std::map<std::string, JsonObject> maps;
   std::string maps_path = (fs::path(o.out) / "maps.jsonl").string();
   for (auto& r : read_jsonl(maps_path)) maps[json_text(r, "model")] = r;
@@ -451,6 +722,7 @@ int cmd_docs(const std::vector<std::string>& args) {
     std::string file, comment = opening_comment(o.src, name, &file);
     std::ostringstream md;
     md << "<!-- Generated by `attnzoo docs` from " << file << ", the registry and the records; do not edit: run `make docs`. -->\n"
+       << stamp << "\n"
        << "# " << name << "\n\n" << info.summary << "\n\n"
        << "Family: **" << info.family << "** · causal mode: " << (info.causal_ok ? "yes (`--causal`)" : "no")
        << " · source: [" << file << "](../../" << file << ") · [all models](README.md)\n\n"
@@ -482,7 +754,7 @@ int cmd_docs(const std::vector<std::string>& args) {
     failures += mr.failed;
     md << mr.markdown;
     md << bench_section(o, name, vb, lb, bench_config(vrows, false), bench_config(lrows, true));
-    md << lra_section(o, name, cells);
+    md << lra_section(o, name, presets);
     std::ofstream(fs::path(o.out) / (name + ".md")) << md.str();
     std::printf("docs: wrote %s\n", (fs::path(o.out) / (name + ".md")).string().c_str());
   }
@@ -497,14 +769,18 @@ int cmd_docs(const std::vector<std::string>& args) {
 
   // ---- the index: the families side by side ----
   std::ostringstream ix;
-  ix << "<!-- Generated by `attnzoo docs`; do not edit: run `make docs`. -->\n"
+  ix << "<!-- Generated by `attnzoo docs`; do not edit: run `make docs`. -->\n" << stamp << "\n"
      << "# The models, one page each\n\n"
      << "Every registered model has a page: what its source file says it computes, its settings, a picture of the "
         "entries it computes, what a small trained model attends to, its speed and memory against N and its Long "
-        "Range Arena (mini) row. The pages are generated (`make docs`, or `attnzoo docs --out docs/models`) from the "
+        "Range Arena rows (the mini and full presets). The pages are generated (`make docs`, or `attnzoo docs --out docs/models`) from the "
         "source files, the registry and the committed records.\n\n"
      << "| pattern (N=" << o.pattern_n << ") | model | family | what it computes | time per step ∝ N^a, measured 4K→8K | "
-        "steps/s at 4K (vs full) | peak MB at 4K (vs full) | LRA mini mean (%) |\n|---|---|---|---|---:|---:|---:|---:|\n";
+        "steps/s at 4K (vs full) | peak MB at 4K (vs full) |";
+  for (auto& pc : presets) ix << " LRA " << pc.src.preset << " mean (%) |";
+  ix << "\n|---|---|---|---|---:|---:|---:|";
+  for (size_t i = 0; i < presets.size(); ++i) ix << "---:|";
+  ix << "\n";
   std::vector<std::string> all = attention_names();
   auto fam_rank = [&](const std::string& fam) {
     for (size_t i = 0; i < 5; ++i)
@@ -520,23 +796,30 @@ int cmd_docs(const std::vector<std::string>& args) {
     bool rel = it != vb.end() && fl != vb.end() && fl->second.steps > 0;
     int64_t e0 = 0, e1 = 0;
     double e = time_exponent(vb, name, &e0, &e1);
-    int nt = 0;
-    double avg = lra_average(cells, name, &nt);
     std::string pic = name + "-pattern.png";
     ix << "| " << (fs::exists(fs::path(o.out) / pic) ? "<img src=\"" + pic + "\" width=\"120\" alt=\"" + name + " pattern\">" : "")
        << " | [" << name << "](" << name << ".md) | " << info.family << " | " << info.summary << " | "
        << (std::isnan(e) ? "—" : "N^" + fmt("%.2f", e)) << " | "
        << (it == vb.end() ? "—" : fmt("%.2f", it->second.steps) + (rel ? " (" + fmt("%.1fx", it->second.steps / fl->second.steps) + ")" : ""))
        << " | " << (it == vb.end() ? "—" : fmt("%.0f", it->second.mb) + (rel ? " (" + fmt("%.2fx", it->second.mb / fl->second.mb) + ")" : ""))
-       << " | " << (nt ? fmt("%.1f", avg) + (nt < int(lra_columns(cells).size()) ? " (" + std::to_string(nt) + " tasks)" : "") : "—")
-       << " |\n";
+       << " |";
+    for (auto& pc : presets) {
+      size_t nt = 0;
+      MeanSd avg = model_average(pc, name, &nt);
+      ix << " " << (nt == pc.columns.size() && nt ? show(avg) : "—") << " |";
+    }
+    ix << "\n";
   }
   ix << "\nTime exponent a: the slope of log(time per step) against log N between the two longest lengths in `" << o.bench
      << "` (4K and 8K): about 1 for a cost linear in N, 2 for quadratic; the dense layers, linear in N, still weigh at "
         "these sizes, so full attention reads a little below 2; each length is one short bench on a shared machine, so "
         "read a to about ±0.2. Speed and memory: `bench/variants.sh` (" << bench_config(vrows, false)
-     << "), relative to full attention in the same sweep. LRA mini mean: test accuracy over ListOps, Text, Image and "
-        "Pathfinder from `" << o.lra << "` ([report](../lra/mini.md)).\n\nFamilies:\n\n";
+     << "), relative to full attention in the same sweep. LRA means: test accuracy over the preset's tasks, "
+        "mean ± sd over its seeds, from ";
+  for (size_t i = 0; i < presets.size(); ++i)
+    ix << (i ? ", " : "") << "`" << presets[i].src.path << "` ([" << presets[i].src.preset << " report](../../"
+       << report_of(presets[i].src) << "))";
+  ix << "; a model the sweeps left out shows —.\n\nFamilies:\n\n";
   for (const char* fam : kFamilies) {
     std::vector<std::string> names;
     for (auto& name : all)
@@ -545,6 +828,10 @@ int cmd_docs(const std::vector<std::string>& args) {
   }
   std::ofstream(fs::path(o.out) / "README.md") << ix.str();
   std::printf("docs: wrote %s\n", (fs::path(o.out) / "README.md").string().c_str());
+  if (!f.has("models") && !tour.empty()) {
+    std::ofstream(tour) << tour_page(o, vb, presets, stamp, tour);
+    std::printf("docs: wrote %s\n", tour.c_str());
+  }
   if (failures) fail("docs: " + std::to_string(failures) + " map training run(s) failed (see the pages and " + o.runs + ")");
   return 0;
 }
