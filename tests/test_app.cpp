@@ -34,6 +34,9 @@
 #include "train/config.h"
 #include "train/generate.h"
 #include "train/lab/lra.h"
+#include "train/model.h"
+#include "train/trainer.h"
+#include "data/batcher.h"
 #include "tests/util.h"
 
 using namespace az;
@@ -258,4 +261,89 @@ TEST_CASE("a second Ctrl-C exits at once, without finishing the step or saving")
   std::string text = slurp(log);
   CHECK_MESSAGE(!contains(text, "interrupted by SIGINT after step"), text);  // the first alone would print this
   CHECK(!fs::exists(out + "/last.ckpt"));
+}
+
+namespace {
+ModelConfig tiny_token_model(const std::string& pool) {
+  ModelConfig mc;
+  mc.model = "full", mc.dim = 16, mc.heads = 2, mc.layers = 1, mc.ffn = 16, mc.max_len = 16;
+  mc.vocab = 20, mc.num_classes = 20, mc.head = "token", mc.causal = true, mc.pool = pool;
+  return mc;
+}
+Dataset token_data() {
+  Dataset d;
+  d.vocab_size = 20, d.num_classes = 20;
+  Rng rng(5);
+  for (int n : {5, 12, 8, 3, 12}) {
+    std::vector<int32_t> s, t;
+    for (int i = 0; i < n; ++i) s.push_back(int32_t(1 + rng.randint(19)));
+    for (int i = 0; i < n; ++i) t.push_back(i + 1 < n ? s[size_t(i) + 1] : (n % 2 ? -100 : 7));  // some last targets unset
+    d.seqs.push_back(s), d.targets.push_back(t), d.labels.push_back(0);
+  }
+  return d;
+}
+}  // namespace
+
+TEST_CASE("evaluation loss of a token head: the mean cross-entropy over every counted position, by hand") {
+  global_rng().seed_with(3);
+  SequenceClassifier model(tiny_token_model("mean"));
+  Dataset d = token_data();
+  BatchOptions opts;
+  opts.batch = 2, opts.max_len = 16;
+  EvalResult r = evaluate_model(model, d, opts);
+  // by hand: each example alone, -log softmax(logits)[target] at each position with a target
+  NoGradGuard ng;
+  model.eval();
+  double sum = 0;
+  int64_t counted = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    Batch b = make_batch(d, {i}, opts);
+    Tensor logits = model.forward(b);  // [1, N, C]
+    const int64_t N = logits.size(1), C = logits.size(2);
+    for (int64_t p = 0; p < N && p < int64_t(d.seqs[i].size()); ++p) {
+      int32_t t = d.targets[i][size_t(p)];
+      if (t < 0) continue;
+      const float* row = logits.data() + p * C;
+      double mx = row[0], z = 0;
+      for (int64_t c = 0; c < C; ++c) mx = std::max(mx, double(row[c]));
+      for (int64_t c = 0; c < C; ++c) z += std::exp(double(row[c]) - mx);
+      sum += -(double(row[t]) - mx - std::log(z));
+      ++counted;
+    }
+  }
+  CHECK(r.examples == counted);  // predictions, not rows
+  CHECK(r.loss == doctest::Approx(sum / double(counted)).epsilon(1e-4));
+}
+
+TEST_CASE("a causal token-head model with a CLS token predicts position i from tokens 0..i (the CLS position dropped)") {
+  global_rng().seed_with(4);
+  SequenceClassifier model(tiny_token_model("cls"));
+  model.eval();
+  NoGradGuard ng;
+  Dataset d = token_data();
+  BatchOptions opts;
+  opts.batch = 1, opts.max_len = 16;
+  Batch b = make_batch(d, {1}, opts);  // 12 tokens
+  auto logits_of = [&](const Batch& x) {
+    Tensor l = model.forward(x);
+    REQUIRE(l.size(1) == 12);
+    return std::vector<float>(l.data(), l.data() + l.numel());
+  };
+  std::vector<float> base = logits_of(b);
+  const int64_t C = 20;
+  auto changed_at = [&](const std::vector<float>& other, int64_t pos) {
+    double diff = 0;
+    for (int64_t c = 0; c < C; ++c) diff += std::fabs(other[size_t(pos * C + c)] - base[size_t(pos * C + c)]);
+    return diff > 1e-6;
+  };
+  // the last token changes the last position's prediction and no earlier one
+  Batch last = b;
+  last.tokens[11] = last.tokens[11] % 19 + 1;
+  std::vector<float> l1 = logits_of(last);
+  CHECK(changed_at(l1, 11));
+  CHECK(!changed_at(l1, 10));
+  // the first token changes position 0's prediction
+  Batch first = b;
+  first.tokens[0] = first.tokens[0] % 19 + 1;
+  CHECK(changed_at(logits_of(first), 0));
 }
