@@ -12,9 +12,4 @@ Tensor init_xavier_uniform(int64_t fan_in, int64_t fan_out, Rng& rng) {
   return Tensor::uniform({fan_in, fan_out}, -a, a, rng);
 }
 
-Tensor init_kaiming_uniform(const Shape& s, int64_t fan_in, Rng& rng) {
-  float b = 1.0f / std::sqrt(float(fan_in));
-  return Tensor::uniform(s, -b, b, rng);
-}
-
 }  // namespace az

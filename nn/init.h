@@ -7,7 +7,5 @@ namespace az {
 Tensor init_normal(const Shape& s, float std, Rng& rng = global_rng());
 // Glorot & Bengio 2010: U(-a, a), a = sqrt(6 / (fan_in + fan_out)).
 Tensor init_xavier_uniform(int64_t fan_in, int64_t fan_out, Rng& rng = global_rng());
-// He et al. 2015 as torch.nn.Linear does it: U(-b, b), b = 1 / sqrt(fan_in).
-Tensor init_kaiming_uniform(const Shape& s, int64_t fan_in, Rng& rng = global_rng());
 
 }  // namespace az

@@ -3,11 +3,39 @@
 #include "autograd/runtime/strings.h"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "autograd/tensor.h"
 
 namespace az {
+
+const std::vector<TrainFlag>& train_flags() {
+  static const std::vector<TrainFlag> rows = [] {
+    const TrainConfig d;
+    return std::vector<TrainFlag>{
+        {"task", "NAME", "one of the tasks below", d.task},
+        {"data", "PATH", "the task's data (default: its own source)", ""},
+        {"steps", "N", "optimizer steps (default: the task's, listed below)", ""},
+        {"batch", "N", "examples per step", fmt("%g", double(d.batch))},
+        {"lr", "X", "peak learning rate", fmt("%g", d.lr)},
+        {"warmup", "N", "linear warm-up steps", fmt("%g", double(d.warmup))},
+        {"schedule", "constant|cosine|rsqrt", "learning-rate schedule after the warm-up", d.schedule},
+        {"optimizer", "adamw|adam|sgd", "adamw: decoupled weight decay; sgd: momentum 0.9", d.optimizer},
+        {"weight-decay", "X", "weight decay (on the parameters registered with decay)", fmt("%g", d.weight_decay)},
+        {"clip", "X", "clip the global gradient norm to X (0: off)", fmt("%g", d.clip)},
+        {"beta1", "X", "Adam's first-moment decay", fmt("%g", d.beta1)},
+        {"beta2", "X", "Adam's second-moment decay", fmt("%g", d.beta2)},
+        {"eps", "X", "Adam's epsilon, added to the root of the second moment", fmt("%g", d.eps)},
+        {"seed", "N", "seed of the data order, initialisation and dropout", std::to_string(d.seed)},
+        {"eval-every", "N", "validate every N steps", fmt("%g", double(d.eval_every))},
+        {"log-every", "N", "progress line and metrics every N steps", fmt("%g", double(d.log_every))},
+        {"eval-limit", "N", "validate on at most N examples (0: all)", fmt("%g", double(d.eval_limit))},
+        {"out", "DIR", "run directory (default runs/TASK-MODEL)", ""},
+    };
+  }();
+  return rows;
+}
 
 std::map<std::string, std::string> TrainConfig::to_map() const {
   std::map<std::string, std::string> m = {

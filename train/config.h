@@ -40,4 +40,16 @@ struct TrainConfig {
   void validate() const;
 };
 
+// One row per `attnzoo train` flag that sets a TrainConfig field: the single
+// source of its help line and its default.  `def` is read from TrainConfig{}
+// (the value the flags start from), so --help cannot print a default the code
+// does not use; tests/test_app.cpp checks every "(default X)" of the help.
+struct TrainFlag {
+  std::string flag;   // "weight-decay"
+  std::string range;  // "N", "X", "adamw|adam|sgd", ...
+  std::string help;
+  std::string def;    // TrainConfig{}'s value as text ("" where the help says it otherwise)
+};
+const std::vector<TrainFlag>& train_flags();
+
 }  // namespace az

@@ -121,14 +121,13 @@ std::string option_line(const std::string& flag, const std::string& def, const s
   return b;
 }
 
+}  // namespace
+
 std::string train_help() {
   std::string h =
-      "attnzoo train --task T --model M [flags]\n"
-      "  --task NAME                        one of the tasks below (default listops)\n"
-      "  --data PATH                        the task's data (default: its own source)\n"
-      "  --steps, --batch 32, --lr 0.001, --warmup 100, --schedule constant|cosine|rsqrt (default cosine),\n"
-      "  --optimizer adamw|adam|sgd (default adamw), --weight-decay 0.01, --clip 1, --beta1 0.9, --beta2 0.98,\n"
-      "  --eps 1e-9, --seed 1, --eval-every 250, --log-every 50, --eval-limit 0 (all), --out DIR (runs/TASK-MODEL)\n"
+      "attnzoo train --task T --model M [flags]\n";
+  for (auto& f : train_flags()) h += option_line(f.flag, f.def, f.range, f.help);
+  h +=
       "  --resume CKPT                      continue a run (its configuration comes from the checkpoint); with a\n"
       "                                     larger --steps, a cosine schedule goes on from the rate it had reached\n"
       "                                     down to its end at the new --steps (no jump)\n"
@@ -165,13 +164,34 @@ std::string train_help() {
   return h;
 }
 
+void train_config_from_flags(const Flags& f, TrainConfig& tc) {
+  tc.steps = f.integer("steps", tc.steps);
+  tc.batch = f.integer("batch", tc.batch);
+  tc.lr = float(f.number("lr", tc.lr));
+  tc.weight_decay = float(f.number("weight-decay", tc.weight_decay));
+  tc.clip = float(f.number("clip", tc.clip));
+  tc.beta1 = float(f.number("beta1", tc.beta1));
+  tc.beta2 = float(f.number("beta2", tc.beta2));
+  tc.eps = float(f.number("eps", tc.eps));
+  tc.optimizer = f.str("optimizer", tc.optimizer);
+  tc.schedule = f.str("schedule", tc.schedule);
+  tc.warmup = f.integer("warmup", tc.warmup);
+  tc.eval_every = f.integer("eval-every", tc.eval_every);
+  tc.log_every = f.integer("log-every", tc.log_every);
+  tc.eval_limit = f.integer("eval-limit", tc.eval_limit);
+  int64_t seed = f.integer("seed", int64_t(tc.seed));
+  if (seed < 0) fail("train: --seed must not be negative, got " + std::to_string(seed));
+  tc.seed = uint64_t(seed);
+  tc.out = f.str("out", "");
+}
+
+namespace {
+
 int cmd_train(const std::vector<std::string>& given_args) {
   if (wants_help(given_args)) return std::printf("%s", train_help().c_str()), 0;
   std::vector<std::string> args = given_args;
-  std::set<std::string> valued = {"task",   "data",     "steps",      "batch",     "lr",         "weight-decay",
-                                  "clip",   "beta1",    "beta2",      "eps",       "optimizer",  "schedule",
-                                  "warmup", "eval-every", "log-every", "eval-limit", "seed",      "out",
-                                  "resume", "stop-after"};
+  std::set<std::string> valued = {"resume", "stop-after"};
+  for (auto& row : train_flags()) valued.insert(row.flag);
   for (auto& f : model_flag_names()) valued.insert(f);
   std::string model = Flags::peek(args, "model", "full");
   TrainConfig tc;
@@ -194,24 +214,7 @@ int cmd_train(const std::vector<std::string>& given_args) {
   for (auto& o : task.options)
     if (f.has(o.name)) tc.task_args[o.name] = f.str(o.name, "");
   task_settings(tc);  // every task flag checked before anything runs
-  tc.steps = f.integer("steps", tc.steps);
-  tc.batch = f.integer("batch", tc.batch);
-  tc.lr = float(f.number("lr", tc.lr));
-  tc.weight_decay = float(f.number("weight-decay", tc.weight_decay));
-  tc.clip = float(f.number("clip", tc.clip));
-  tc.beta1 = float(f.number("beta1", tc.beta1));
-  tc.beta2 = float(f.number("beta2", tc.beta2));
-  tc.eps = float(f.number("eps", tc.eps));
-  tc.optimizer = f.str("optimizer", tc.optimizer);
-  tc.schedule = f.str("schedule", tc.schedule);
-  tc.warmup = f.integer("warmup", tc.warmup);
-  tc.eval_every = f.integer("eval-every", tc.eval_every);
-  tc.log_every = f.integer("log-every", tc.log_every);
-  tc.eval_limit = f.integer("eval-limit", tc.eval_limit);
-  int64_t seed = f.integer("seed", int64_t(tc.seed));
-  if (seed < 0) fail("train: --seed must not be negative, got " + std::to_string(seed));
-  tc.seed = uint64_t(seed);
-  tc.out = f.str("out", "");
+  train_config_from_flags(f, tc);
   RunOptions ro;
   ro.resume = f.str("resume", "");
   ro.stop_after = f.integer("stop-after", 0);

@@ -3,7 +3,17 @@
 #include <string>
 #include <vector>
 
+#include "train/cli.h"
+#include "train/config.h"
+
 namespace az {
+
+// `attnzoo train --help`: its flags and defaults come from train_flags()
+// (train/config.h) and model_flags() (train/model.h), the tables the code reads.
+std::string train_help();
+// The TrainConfig fields `attnzoo train` reads from its flags (steps, batch, lr,
+// ..., seed, out); a flag not given keeps tc's value.
+void train_config_from_flags(const Flags& f, TrainConfig& tc);
 
 // The attnzoo program: argv[1] is the command.  Returns the exit status.
 int cli_main(int argc, char** argv);

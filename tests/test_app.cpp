@@ -1,0 +1,349 @@
+// The application layer checked against hand computations (issue 46): each
+// case fails when the behaviour a user relies on breaks, not only its shape.
+//   - sampling at two temperatures: frequencies against softmax(logits / T)
+//   - Adam's epsilon outside the square root, with an epsilon large enough to tell
+//   - embeddings start at N(0, 0.02)
+//   - `train --help` prints the defaults in force (one table: train_flags)
+//   - the LRA report's Avg ± combines the per-task spreads as sqrt(sum var) / T
+//   - the n-gram baseline's absolute discount, D = n1 / (n1 + 2 n2), and its P
+//   - the LM corpus reader skips the files inside hidden folders
+//   - predict lists the classes most likely first
+//   - a second Ctrl-C exits at once
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "autograd/tensor.h"
+#include "data/lm/lm_corpus.h"
+#include "data/lm/ngram.h"
+#include "nn/layers.h"
+#include "nn/optim.h"
+#include "train/cli.h"
+#include "train/cli/commands.h"
+#include "train/config.h"
+#include "train/generate.h"
+#include "train/lab/lra.h"
+#include "train/model.h"
+#include "train/trainer.h"
+#include "data/batcher.h"
+#include "tests/util.h"
+
+using namespace az;
+namespace fs = std::filesystem;
+using az::test::contains;
+using az::test::TempDir;
+
+namespace {
+int run(const std::string& args, std::string* out) { return az::test::run_cli(args, out); }
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("sampling: frequencies at T = 0.5 and T = 2 follow softmax(logits / T); top-k keeps the k largest") {
+  const std::vector<float> logits = {0.0f, 1.0f, 2.0f, -1.0f};
+  const int draws = 40000;
+  for (double T : {0.5, 2.0}) {
+    CAPTURE(T);
+    std::vector<double> want(logits.size());
+    double z = 0;
+    for (size_t i = 0; i < logits.size(); ++i) z += want[i] = std::exp(logits[i] / T);
+    for (auto& w : want) w /= z;
+    SamplingOptions o;
+    o.temperature = T;
+    Rng rng(7);
+    std::vector<int> n(logits.size(), 0);
+    for (int d = 0; d < draws; ++d) ++n[size_t(sample_logits(logits, o, rng))];
+    for (size_t i = 0; i < logits.size(); ++i) {
+      CAPTURE(i);
+      // standard error of a frequency <= sqrt(0.25 / 40000) = 0.0025: 4 of them
+      CHECK(std::fabs(double(n[i]) / draws - want[i]) < 0.01);
+    }
+  }
+  // top-k 2 at T = 1: only classes 2 and 1, in the ratio e^2 : e^1
+  SamplingOptions o;
+  o.top_k = 2;
+  Rng rng(3);
+  int two = 0, one = 0;
+  for (int d = 0; d < draws; ++d) {
+    int c = sample_logits(logits, o, rng);
+    REQUIRE((c == 1 || c == 2));
+    (c == 2 ? two : one)++;
+  }
+  CHECK(std::fabs(double(two) / draws - std::exp(2.0) / (std::exp(2.0) + std::exp(1.0))) < 0.01);
+  o.top_k = 0, o.temperature = 0;
+  CHECK(sample_logits(logits, o, rng) == 2);  // greedy: the arg-max
+}
+
+TEST_CASE("Adam: epsilon is added to the root of the bias-corrected second moment, not inside it") {
+  // first step, g = 0.01, eps = 0.1: m^ = g, v^ = g^2, w -= lr * g / (|g| + eps) = 1 * 0.01 / 0.11
+  Tensor w = Tensor::from({1}, {1.0f}).set_requires_grad();
+  Adam opt({{"w", w, false}}, 0.9f, 0.98f, 0.1f, 0.0f, true);
+  w.grad_data()[0] = 0.01f;
+  opt.step(1.0f);
+  CHECK(w.data()[0] == doctest::Approx(1.0 - 0.01 / 0.11).epsilon(1e-5));  // inside: 1 - 0.01 / sqrt(0.1001) = 0.968
+  // second step, g = -0.02: m = 0.9*0.1*0.01 + 0.1*(-0.02), v = 0.98*0.02*1e-4 + 0.02*4e-4
+  float w1 = w.data()[0];
+  w.grad_data()[0] = -0.02f;
+  opt.step(1.0f);
+  double m = 0.9 * 0.1 * 0.01 + 0.1 * -0.02, v = 0.98 * 0.02 * 1e-4 + 0.02 * 4e-4;
+  double mh = m / (1 - 0.81), vh = v / (1 - 0.98 * 0.98);
+  CHECK(w.data()[0] == doctest::Approx(w1 - mh / (std::sqrt(vh) + 0.1)).epsilon(1e-5));
+}
+
+TEST_CASE("embeddings start at N(0, 0.02)") {
+  Rng rng(11);
+  Embedding e(500, 64, rng);
+  const float* w = e.weight.data();
+  const int64_t n = e.weight.numel();
+  double s = 0, ss = 0;
+  for (int64_t i = 0; i < n; ++i) s += w[i], ss += double(w[i]) * w[i];
+  double mean = s / double(n), sd = std::sqrt(ss / double(n) - mean * mean);
+  CHECK(std::fabs(mean) < 0.001);               // 4 standard errors: 4 * 0.02 / sqrt(32000)
+  CHECK(sd == doctest::Approx(0.02).epsilon(0.02));  // the sample sd within 2% (its error ~0.4%)
+}
+
+TEST_CASE("train --help prints, for every train flag, the default the code uses") {
+  const std::string help = train_help();
+  Flags none("train", {}, {}, {});
+  TrainConfig in_force;
+  train_config_from_flags(none, in_force);
+  std::map<std::string, std::string> m = in_force.to_map();
+  int checked = 0;
+  for (auto& row : train_flags()) {
+    CAPTURE(row.flag);
+    size_t at = help.find("  --" + row.flag + " ");
+    REQUIRE(at != std::string::npos);
+    std::string line = help.substr(at, help.find('\n', at) - at);
+    size_t d = line.find("(default ");
+    if (row.def.empty()) continue;  // said otherwise (steps: the task's; out: runs/TASK-MODEL)
+    REQUIRE(d != std::string::npos);
+    std::string shown = line.substr(d + 9, line.find(')', d) - d - 9);
+    std::string key = row.flag;
+    for (char& c : key)
+      if (c == '-') c = '_';
+    REQUIRE(m.count(key));
+    CAPTURE(shown);
+    CAPTURE(m[key]);
+    if (row.range == "N" || row.range == "X") CHECK(std::stod(shown) == doctest::Approx(std::stod(m[key])).epsilon(1e-6));
+    else CHECK(shown == m[key]);
+    ++checked;
+  }
+  CHECK(checked >= 14);
+  // the values LRA's Adam settings and the README give
+  CHECK(in_force.clip == 1.0f);
+  CHECK(in_force.lr == 1e-3f);
+  CHECK(in_force.batch == 32);
+  CHECK(in_force.eps == 1e-9f);
+  CHECK(in_force.beta2 == 0.98f);
+  CHECK(in_force.optimizer == "adamw");
+  CHECK(in_force.schedule == "cosine");
+  CHECK(in_force.warmup == 100);
+}
+
+TEST_CASE("the LRA report's Avg: the mean of the task means, ± sqrt(sum of the task variances) / T") {
+  TempDir dir("az_app_lra");
+  LraSweep s;
+  s.dir = dir.path;
+  s.preset = &lra_preset("tiny");
+  s.models = {"full"};
+  s.tasks = {"listops", "text"};
+  s.seeds = 2;
+  // listops 40, 50 (mean 45, sd 7.07); text 60, 64 (mean 62, sd 2.83)
+  std::map<std::string, double> acc = {{"listops-full", 0.40}, {"listops-full-s2", 0.50}, {"text-full", 0.60}, {"text-full-s2", 0.64}};
+  std::ofstream out(s.dir + "/results.jsonl");
+  for (auto& t : s.tasks)
+    for (int seed = 1; seed <= 2; ++seed) {
+      LraCell c;
+      c.kind = "train", c.task = t, c.model = "full", c.seed = seed, c.id = lra_train_id(t, "full", seed), c.key = "k-" + c.id;
+      s.cells.push_back(c);
+      out << "{\"id\":\"" << c.id << "\",\"key\":\"" << c.key << "\",\"status\":\"ok\",\"seed\":\"" << seed
+          << "\",\"test_acc\":" << acc[c.id] << ",\"test_examples\":100,\"majority_rate\":0.5}\n";
+    }
+  out.close();
+  write_lra_report(s, false);
+  std::string md = slurp(s.dir + "/results.md");
+  // 45.0 ± 7.1, 62.0 ± 2.8; Avg 53.5 ± sqrt(50 + 8) / 2 = 3.8
+  // (wrong combinations: sqrt(58) / sqrt(2) = 5.4, the mean sd 4.9, sqrt(58) = 7.6)
+  CHECK_MESSAGE(contains(md, "| 45.0 ± 7.1 | 62.0 ± 2.8 | **53.5 ± 3.8** |"), md);
+}
+
+TEST_CASE("the n-gram baseline: D = n1 / (n1 + 2 n2) per order and interpolated absolute discounting by hand") {
+  const std::string text = "aaabbc";
+  ByteNgram g(text, 0, text.size(), 2);
+  // order 1 (no history): a 3, b 2, c 1; n1 = 1, n2 = 1: D1 = 1/3
+  CHECK(g.discount(0) == doctest::Approx(1.0 / 3));
+  // order 2: aa 2, ab 1, bb 1, bc 1: n1 = 3, n2 = 1: D2 = 3/5
+  CHECK(g.discount(1) == doctest::Approx(3.0 / 5));
+  const double D1 = 1.0 / 3, D2 = 0.6;
+  auto p1 = [&](double c) { return std::max(c - D1, 0.0) / 6 + D1 * 3 / 6 / 256; };
+  const uint8_t none = 0;
+  CHECK(g.prob(&none, 0, 'a', 1) == doctest::Approx(p1(3)));
+  CHECK(g.prob(&none, 0, 'z', 1) == doctest::Approx(p1(0)));
+  // after 'a' (#h = 3, u(h) = 2): P(a | a) = (2 - D2) / 3 + D2 * 2 / 3 * P1(a); P(c | a) from the back-off only
+  const uint8_t a = 'a';
+  CHECK(g.prob(&a, 1, 'a', 2) == doctest::Approx((2 - D2) / 3 + D2 * 2 / 3 * p1(3)));
+  CHECK(g.prob(&a, 1, 'c', 2) == doctest::Approx(D2 * 2 / 3 * p1(1)));
+}
+
+TEST_CASE("the LM corpus reader skips hidden files and everything inside hidden folders") {
+  TempDir dir("az_app_lm");
+  fs::create_directories(dir / "text/.git/objects");
+  fs::create_directories(dir / "text/sub");
+  std::ofstream(dir / "text/a.txt") << "alpha ";
+  std::ofstream(dir / "text/sub/b.txt") << "beta ";
+  std::ofstream(dir / "text/.hidden.txt") << "HIDDEN ";
+  std::ofstream(dir / "text/.git/config") << "GITCONFIG ";
+  std::ofstream(dir / "text/.git/objects/x") << "GITOBJECT ";
+  LmText t = read_lm_text(dir / "text");
+  CHECK(t.bytes == "alpha beta ");
+  CHECK(t.files.size() == 2);
+}
+
+TEST_CASE("predict lists the classes most likely first") {
+  TempDir dir("az_app_predict");
+  std::string msg;
+  REQUIRE(run("train --steps 30 --eval-every 30 --dim 16 --heads 2 --layers 1 --ffn 16 --batch 8 --quiet --lr 0.01 --out " +
+                  dir / "lo",
+              &msg) == 0);
+  REQUIRE(run("predict --ckpt " + dir / "lo/best.ckpt --top 10 --json '[MAX 2 9 [MIN 4 7 ] 0 ]' '[SM 3 5 ]' '[MIN 8 1 ]'", &msg) == 0);
+  std::istringstream lines(msg);
+  int objects = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("{\"input\"", 0) != 0) continue;
+    ++objects;
+    std::vector<double> p;
+    for (size_t at = line.find("\"p\":"); at != std::string::npos; at = line.find("\"p\":", at + 1)) p.push_back(std::stod(line.substr(at + 4)));
+    REQUIRE(p.size() == 10);
+    CHECK(p.front() > p.back());  // a trained model is not uniform
+    for (size_t i = 1; i < p.size(); ++i) CHECK_MESSAGE(p[i - 1] >= p[i], line);
+  }
+  CHECK(objects == 3);
+}
+
+TEST_CASE("a second Ctrl-C exits at once, without finishing the step or saving") {
+  TempDir dir("az_app_sig");
+  std::string out = dir / "run", log = dir / "log";
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    FILE* f = freopen(log.c_str(), "w", stderr);
+    (void)f;
+    // slow steps (a wide model on 2K-token ListOps): the first SIGINT would wait for the step to end
+    execl(az::test::attnzoo_bin().c_str(), az::test::attnzoo_bin().c_str(), "train", "--steps", "1000000", "--eval-every",
+          "1000000", "--log-every", "1", "--dim", "256", "--heads", "4", "--layers", "4", "--ffn", "1024", "--batch", "32",
+          "--quiet", "--out", out.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 1200 && !fs::exists(out + "/metrics.jsonl"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(fs::exists(out + "/metrics.jsonl"));
+  kill(pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  REQUIRE(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 130);
+  std::string text = slurp(log);
+  CHECK_MESSAGE(!contains(text, "interrupted by SIGINT after step"), text);  // the first alone would print this
+  CHECK(!fs::exists(out + "/last.ckpt"));
+}
+
+namespace {
+ModelConfig tiny_token_model(const std::string& pool) {
+  ModelConfig mc;
+  mc.model = "full", mc.dim = 16, mc.heads = 2, mc.layers = 1, mc.ffn = 16, mc.max_len = 16;
+  mc.vocab = 20, mc.num_classes = 20, mc.head = "token", mc.causal = true, mc.pool = pool;
+  return mc;
+}
+Dataset token_data() {
+  Dataset d;
+  d.vocab_size = 20, d.num_classes = 20;
+  Rng rng(5);
+  for (int n : {5, 12, 8, 3, 12}) {
+    std::vector<int32_t> s, t;
+    for (int i = 0; i < n; ++i) s.push_back(int32_t(1 + rng.randint(19)));
+    for (int i = 0; i < n; ++i) t.push_back(i + 1 < n ? s[size_t(i) + 1] : (n % 2 ? -100 : 7));  // some last targets unset
+    d.seqs.push_back(s), d.targets.push_back(t), d.labels.push_back(0);
+  }
+  return d;
+}
+}  // namespace
+
+TEST_CASE("evaluation loss of a token head: the mean cross-entropy over every counted position, by hand") {
+  global_rng().seed_with(3);
+  SequenceClassifier model(tiny_token_model("mean"));
+  Dataset d = token_data();
+  BatchOptions opts;
+  opts.batch = 2, opts.max_len = 16;
+  EvalResult r = evaluate_model(model, d, opts);
+  // by hand: each example alone, -log softmax(logits)[target] at each position with a target
+  NoGradGuard ng;
+  model.eval();
+  double sum = 0;
+  int64_t counted = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    Batch b = make_batch(d, {i}, opts);
+    Tensor logits = model.forward(b);  // [1, N, C]
+    const int64_t N = logits.size(1), C = logits.size(2);
+    for (int64_t p = 0; p < N && p < int64_t(d.seqs[i].size()); ++p) {
+      int32_t t = d.targets[i][size_t(p)];
+      if (t < 0) continue;
+      const float* row = logits.data() + p * C;
+      double mx = row[0], z = 0;
+      for (int64_t c = 0; c < C; ++c) mx = std::max(mx, double(row[c]));
+      for (int64_t c = 0; c < C; ++c) z += std::exp(double(row[c]) - mx);
+      sum += -(double(row[t]) - mx - std::log(z));
+      ++counted;
+    }
+  }
+  CHECK(r.examples == counted);  // predictions, not rows
+  CHECK(r.loss == doctest::Approx(sum / double(counted)).epsilon(1e-4));
+}
+
+TEST_CASE("a causal token-head model with a CLS token predicts position i from tokens 0..i (the CLS position dropped)") {
+  global_rng().seed_with(4);
+  SequenceClassifier model(tiny_token_model("cls"));
+  model.eval();
+  NoGradGuard ng;
+  Dataset d = token_data();
+  BatchOptions opts;
+  opts.batch = 1, opts.max_len = 16;
+  Batch b = make_batch(d, {1}, opts);  // 12 tokens
+  auto logits_of = [&](const Batch& x) {
+    Tensor l = model.forward(x);
+    REQUIRE(l.size(1) == 12);
+    return std::vector<float>(l.data(), l.data() + l.numel());
+  };
+  std::vector<float> base = logits_of(b);
+  const int64_t C = 20;
+  auto changed_at = [&](const std::vector<float>& other, int64_t pos) {
+    double diff = 0;
+    for (int64_t c = 0; c < C; ++c) diff += std::fabs(other[size_t(pos * C + c)] - base[size_t(pos * C + c)]);
+    return diff > 1e-6;
+  };
+  // the last token changes the last position's prediction and no earlier one
+  Batch last = b;
+  last.tokens[11] = last.tokens[11] % 19 + 1;
+  std::vector<float> l1 = logits_of(last);
+  CHECK(changed_at(l1, 11));
+  CHECK(!changed_at(l1, 10));
+  // the first token changes position 0's prediction
+  Batch first = b;
+  first.tokens[0] = first.tokens[0] % 19 + 1;
+  CHECK(changed_at(logits_of(first), 0));
+}
