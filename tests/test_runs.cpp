@@ -140,7 +140,7 @@ TEST_CASE("help: --version names the commit; misspelt commands, flags, models an
   CHECK(run("train --model full --window 8", &msg) == 2);
   CHECK(contains(msg, "model 'full' has no setting --window (local, longformer, routing, strided have it)"));
   CHECK(run("train --help", &msg) == 0);
-  for (const char* s : {"--dim N", "(default 64)", "--quiet", "--force", "--lr 0.001", "retrieval:", "--style lra|cut"})
+  for (const char* s : {"--dim N", "(default 64)", "--quiet", "--force", "--lr X", "(default 0.001)", "retrieval:", "--style lra|cut"})
     CHECK_MESSAGE(contains(msg, s), s);
   CHECK(did_you_mean("zzzz", {"train", "eval"}).empty());  // nothing close: no guess
 }
