@@ -255,7 +255,7 @@ Tensor SequenceClassifier::forward(const Batch& b) {
   Tensor key_pad;
   Tensor h = encode(b, &key_pad);
   if (cfg_.head == "token") {  // logits at every position [B,N,C]; a CLS position is dropped
-    if (cls_.defined()) h = narrow(h, 1, 1, h.size(1) - 1);
+    if (cls_.defined()) h = narrow(h, 1, 1, h.size(1) - 1);  // logits at the tokens' positions
     return head_->forward(h);
   }
   if (cfg_.head == "pair") return head_->forward(gelu(pair_hidden_->forward(pair_features(b, h, key_pad))));
