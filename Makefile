@@ -236,7 +236,7 @@ FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS  := -O1 -g1 -std=c++17 -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -Wno-unknown-pragmas -MMD -MP
-FUZZ_LIB_SRC := autograd/tensor.cpp autograd/runtime/vecmath.cpp autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
+FUZZ_LIB_SRC := autograd/tensor.cpp $(wildcard autograd/runtime/*.cpp) autograd/ops_elementwise.cpp autograd/ops_matmul.cpp autograd/ops_reduce.cpp \
                 autograd/ops_shape.cpp nn/module.cpp $(wildcard data/*.cpp data/*/*.cpp) train/checkpoint.cpp train/config.cpp train/safetensors.cpp \
                 tests/fuzz/stb_impl.cpp
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.cpp=$(FUZZ_BUILD)/%.o)
