@@ -48,6 +48,32 @@ static Tensor add_positions(const char* who, const Tensor& x, const Tensor& tabl
   return add(x, N == table.size(0) ? table : narrow(table, 0, 0, N));
 }
 
+ShortConv::ShortConv(int64_t kernel, int64_t dim, Rng& rng) {
+  weight = register_parameter("weight", init_normal({kernel, dim}, 0.1f, rng), false);
+}
+
+// Tap j of the kernel as [1,1,D], to broadcast over [B,N,D].
+static Tensor tap(const Tensor& w, int64_t j) { return reshape(narrow(w, 0, j, 1), {1, 1, w.size(1)}); }
+
+Tensor ShortConv::forward(const Tensor& x) const {
+  if (x.dim() != 3 || x.size(2) != weight.size(1))
+    fail("short convolution: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(weight.size(1)) + "]");
+  const int64_t B = x.size(0), N = x.size(1), D = x.size(2);
+  Tensor y = mul(x, tap(weight, 0));
+  for (int64_t j = 1; j < weight.size(0) && j < N; ++j) {  // x shifted j positions later, zeros in front
+    Tensor shifted = concat({Tensor::zeros({B, j, D}), narrow(x, 1, 0, N - j)}, 1);
+    y = add(y, mul(shifted, tap(weight, j)));
+  }
+  return y;
+}
+
+Tensor ShortConv::step(const Tensor& x_t, const std::vector<Tensor>& past) const {
+  Tensor y = mul(x_t, tap(weight, 0));
+  for (int64_t j = 1; j < weight.size(0) && j <= int64_t(past.size()); ++j)
+    y = add(y, mul(past[past.size() - size_t(j)], tap(weight, j)));
+  return y;
+}
+
 LearnedPositions::LearnedPositions(int64_t max_len, int64_t dim, Rng& rng) {
   table = register_parameter("table", init_normal({max_len, dim}, 0.02f, rng), false);
 }

@@ -47,6 +47,19 @@ class FeedForward : public Module {
   std::shared_ptr<Dropout> drop;
 };
 
+// Depthwise causal short convolution over positions (Zoology's and H3's short
+// convolution): y[b,t,:] = sum_{j<K} w[j,:] * x[b,t-j,:], zero before the
+// start, so position t sees only t-K+1..t and a causal model stays causal.
+// x [B,N,D] -> [B,N,D]; w [K,D] ~ N(0, 0.1).  step() is one decoding step:
+// x_t [1,1,D] and the K-1 inputs before it, oldest first.
+class ShortConv : public Module {
+ public:
+  ShortConv(int64_t kernel, int64_t dim, Rng& rng = global_rng());
+  Tensor forward(const Tensor& x) const;
+  Tensor step(const Tensor& x_t, const std::vector<Tensor>& past) const;
+  Tensor weight;  // [K, D]
+};
+
 // Adds a position signal to x [B,N,D], N <= max_len.
 class LearnedPositions : public Module {
  public:

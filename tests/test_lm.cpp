@@ -84,12 +84,13 @@ std::vector<std::pair<std::string, std::map<std::string, double>>> causal_cases(
 }
 
 // A causal byte LM with well-spread random weights (fresh ones give near-uniform attention).
-std::unique_ptr<SequenceClassifier> lm_model(const std::string& name, std::map<std::string, double> knobs = {{"-", 0}}) {
+std::unique_ptr<SequenceClassifier> lm_model(const std::string& name, std::map<std::string, double> knobs = {{"-", 0}},
+                                             int64_t short_conv = 0) {
   global_rng().seed_with(3);
   ModelConfig m;
   m.model = name, m.knobs = knobs.count("-") ? small_knobs(name) : knobs;
   m.vocab = 257, m.num_classes = kByteClasses, m.head = "token", m.causal = true;
-  m.max_len = 40, m.dim = 16, m.heads = 2, m.layers = 2, m.ffn = 32, m.dropout = 0;
+  m.max_len = 40, m.dim = 16, m.heads = 2, m.layers = 2, m.ffn = 32, m.dropout = 0, m.short_conv = short_conv;
   auto model = std::make_unique<SequenceClassifier>(m);
   Rng init(11);
   for (auto& p : model->named_parameters()) {
@@ -190,6 +191,35 @@ TEST_CASE("every causal variant: token-by-token decoding gives the full forward'
     if (name == "full" || name == "flash") CHECK(dec.state_bytes() > bytes_at_10);
     CHECK(dec.position() == kN);
     if (name == "test-rerun") CHECK(contains(dec.method(), "re-runs the prefix"));
+  }
+}
+
+TEST_CASE("with --short-conv 3: causal, decoding gives the full forward's logits, the state grows by 2 inputs a layer") {
+  for (std::string name : {"full", "linear"}) {
+    CAPTURE(name);
+    auto plain = lm_model(name), model = lm_model(name, {{"-", 0}}, 3);
+    REQUIRE(model->blocks[0]->conv);
+    std::vector<int32_t> a = random_tokens(kN, 7), b = a;
+    b[20] = a[20] % 256 + 1;
+    Tensor full, changed;
+    {
+      NoGradGuard ng;
+      full = model->forward(tokens_batch(a)), changed = model->forward(tokens_batch(b));
+    }
+    CHECK(std::memcmp(full.data(), changed.data(), size_t(20 * kByteClasses) * sizeof(float)) == 0);
+    CHECK(std::memcmp(full.data() + 20 * kByteClasses, changed.data() + 20 * kByteClasses, kByteClasses * sizeof(float)) != 0);
+    LmDecoder dec(*model), dp(*plain);
+    double worst = 0;
+    for (int64_t t = 0; t < kN; ++t) {
+      std::vector<float> l = dec.feed(a[size_t(t)]);
+      dp.feed(a[size_t(t)]);
+      for (int64_t c = 0; c < kByteClasses; ++c) {
+        double want = full.data()[t * kByteClasses + c];
+        worst = std::max(worst, std::fabs(double(l[size_t(c)]) - want) / std::max(1.0, std::fabs(want)));
+      }
+    }
+    CHECK(worst <= 1e-5);
+    CHECK(dec.state_bytes() - dp.state_bytes() == 2 * 2 * 16 * int64_t(sizeof(float)));  // 2 layers x (K-1) x D
   }
 }
 

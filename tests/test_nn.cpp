@@ -67,6 +67,37 @@ TEST_CASE("layers: shapes and gradients") {
   for (float v : lin.weight.to_vector()) CHECK(std::fabs(v) <= a);
 }
 
+TEST_CASE("short convolution: a direct loop's sums, causal, with gradients") {
+  Rng r(4);
+  const int64_t B = 2, N = 5, D = 3, K = 3;
+  ShortConv conv(K, D, r);
+  Tensor x = Tensor::randn({B, N, D}, 1.0f, r).set_requires_grad();
+  Tensor y = conv.forward(x);
+  REQUIRE(y.shape() == Shape{B, N, D});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < N; ++t)
+      for (int64_t d = 0; d < D; ++d) {
+        double want = 0;
+        for (int64_t j = 0; j < K && j <= t; ++j) want += conv.weight.data()[j * D + d] * x.data()[(b * N + t - j) * D + d];
+        CHECK(y.data()[(b * N + t) * D + d] == doctest::Approx(want).epsilon(1e-6));
+      }
+  std::vector<Tensor> in = {x, conv.weight};
+  CHECK(gradcheck([&](auto&) { return conv.forward(x); }, in).ok);
+  // one decoding step over the K-1 inputs before it gives forward's row
+  std::vector<Tensor> past = {narrow(narrow(x, 0, 1, 1), 1, 2, 1), narrow(narrow(x, 0, 1, 1), 1, 3, 1)};
+  Tensor s = conv.step(narrow(narrow(x, 0, 1, 1), 1, 4, 1), past);
+  for (int64_t d = 0; d < D; ++d) CHECK(s.data()[d] == doctest::Approx(y.data()[(1 * N + 4) * D + d]).epsilon(1e-6));
+  // shorter than the kernel: only the taps that reach inside the sequence
+  Tensor one = conv.forward(narrow(x, 1, 0, 1));
+  for (int64_t d = 0; d < D; ++d) CHECK(one.data()[d] == doctest::Approx(conv.weight.data()[d] * x.data()[d]).epsilon(1e-6));
+  try {
+    conv.forward(Tensor::zeros({1, 4, 5}));
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "short convolution: input [1,4,5] must be [B,N,3]");
+  }
+}
+
 TEST_CASE("SGD with momentum: one and two steps by hand") {
   Tensor w = Tensor::from({2}, {1.0f, -2.0f});
   SGD opt({{"w", w.set_requires_grad(), true}}, 0.9f, 0.1f);

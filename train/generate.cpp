@@ -32,6 +32,7 @@ LmDecoder::LmDecoder(SequenceClassifier& model) : model_(model) {
 void LmDecoder::reset() {
   tokens_.clear();
   states_.clear();
+  conv_past_.assign(model_.blocks.size(), {});
   for (auto& b : model_.blocks) {
     auto s = make_decode_state(*b->mixer);
     if (!s) {
@@ -61,7 +62,15 @@ std::vector<float> LmDecoder::feed(int32_t token) {
     Tensor x = model_.embed_token(token, t);  // [1,1,D]
     for (size_t l = 0; l < model_.blocks.size(); ++l) {
       Block& blk = *model_.blocks[l];
-      x = add(x, states_[l]->step(blk.ln1->forward(x)));  // x + mixer(LN(x)); dropout is off in eval
+      Tensor u = blk.ln1->forward(x);
+      if (blk.conv) {  // u + conv(u) over this input and the K-1 before it
+        std::vector<Tensor>& past = conv_past_[l];
+        Tensor v = add(u, blk.conv->step(u, past));
+        past.push_back(u);
+        if (int64_t(past.size()) >= blk.conv->weight.size(0)) past.erase(past.begin());
+        u = v;
+      }
+      x = add(x, states_[l]->step(u));  // x + mixer(u); dropout is off in eval
       if (blk.ffn) x = add(x, blk.ffn->forward(blk.ln2->forward(x)));
     }
     logits = model_.token_logits(x);
@@ -78,6 +87,8 @@ int64_t LmDecoder::state_bytes() const {
   if (states_.empty()) return int64_t(tokens_.size() * sizeof(int32_t));
   int64_t n = 0;
   for (auto& s : states_) n += s->state_bytes();
+  for (auto& past : conv_past_)
+    for (auto& u : past) n += u.numel() * int64_t(sizeof(float));
   return n;
 }
 

@@ -32,6 +32,7 @@ class LmDecoder {
   SequenceClassifier& model_;
   std::vector<std::unique_ptr<DecodeState>> states_;  // one per block, empty when re-running
   std::vector<int32_t> tokens_;
+  std::vector<std::vector<Tensor>> conv_past_;  // per block with --short-conv: its last K-1 inputs
 };
 
 struct SamplingOptions {

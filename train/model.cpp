@@ -54,6 +54,8 @@ std::vector<ModelFlag> make_rows() {
       int_row("heads", "heads", &ModelConfig::heads, 1, kMaxDim, "attention heads H (must divide --dim)"),
       int_row("layers", "layers", &ModelConfig::layers, 1, kMaxLayers, "blocks L"),
       int_row("ffn", "ffn", &ModelConfig::ffn, 1, kMaxFfn, "feed-forward hidden width"),
+      int_row("short-conv", "short_conv", &ModelConfig::short_conv, 0, 16,
+              "K > 0: a causal depthwise convolution of width K on each mixer's input, with a skip (Zoology's short conv)"),
       fraction_row("dropout", "dropout", &ModelConfig::dropout, "dropout after each sublayer and in the FFN"),
       fraction_row("attn-dropout", "attn_dropout", &ModelConfig::attn_dropout, "dropout on attention weights"),
       text_row("pool", "pool", &ModelConfig::pool, {"mean", "cls"}, "mean over non-padding positions, or a CLS token"),
@@ -67,7 +69,7 @@ std::vector<ModelFlag> make_rows() {
   ModelFlag causal{"causal", "causal", "causal masking (the model's causal form)", ModelFlag::kSwitch, 0, 0, {}, ""};
   causal.get = [](const ModelConfig& c) { return std::string(c.causal ? "1" : "0"); };
   causal.set = [](ModelConfig& c, const std::string& v) { c.causal = v == "1"; };
-  r.insert(r.begin() + 10, causal);
+  r.insert(r.begin() + 11, causal);
   ModelConfig defaults;
   for (auto& f : r) {  // for --help: numbers as people write them (0.1, not 0.10000000149011612)
     f.def = f.get(defaults);
@@ -106,6 +108,7 @@ ModelConfig ModelConfig::from_map(const std::map<std::string, std::string>& m) {
     auto it = m.find(f.key);
     if (it == m.end()) {
       if (f.key == "head") continue;  // checkpoints before the pair and token heads: "sequence"
+      if (f.key == "short_conv") continue;  // checkpoints before --short-conv: none
       fail("model configuration lacks '" + f.key + "'");
     }
     if (f.kind == ModelFlag::kInteger || f.kind == ModelFlag::kFraction)
@@ -165,6 +168,7 @@ static AttentionConfig attention_config(const ModelConfig& c) {
 
 Block::Block(const ModelConfig& c) {
   ln1 = register_module("ln1", std::make_shared<LayerNorm>(c.dim));
+  if (c.short_conv > 0) conv = register_module("conv", std::make_shared<ShortConv>(c.short_conv, c.dim));
   mixer = register_module("mixer", make_attention(c.model, attention_config(c)));
   if (!mixer->replaces_ffn()) {
     ln2 = register_module("ln2", std::make_shared<LayerNorm>(c.dim));
@@ -173,8 +177,13 @@ Block::Block(const ModelConfig& c) {
   drop = register_module("drop", std::make_shared<Dropout>(c.dropout));
 }
 
+Tensor Block::mixer_input(const Tensor& x) const {
+  Tensor u = ln1->forward(x);
+  return conv ? add(u, conv->forward(u)) : u;
+}
+
 Tensor Block::forward(const Tensor& x, const Tensor& key_pad) {
-  Tensor h = add(x, drop->forward(mixer->forward(ln1->forward(x), key_pad)));
+  Tensor h = add(x, drop->forward(mixer->forward(mixer_input(x), key_pad)));
   if (ffn) h = add(h, drop->forward(ffn->forward(ln2->forward(h))));
   return h;
 }

@@ -32,6 +32,7 @@ struct ModelConfig {
   int64_t num_classes = 2;
   int64_t max_len = 512;          // longest input sequence
   int64_t dim = 64, heads = 4, layers = 2, ffn = 128;
+  int64_t short_conv = 0;         // > 0: a causal depthwise convolution of this width before each mixer
   float dropout = 0.1f, attn_dropout = 0.0f;
   std::string pool = "mean";      // mean | cls
   std::string positions = "learned";  // learned | sinusoidal
@@ -62,7 +63,10 @@ class Block : public Module {
  public:
   explicit Block(const ModelConfig& c);
   Tensor forward(const Tensor& x, const Tensor& key_pad);  // [B,N,D] -> [B,N,D]
+  // What the mixer reads: u = LN(x), plus conv(u) with --short-conv.
+  Tensor mixer_input(const Tensor& x) const;
   std::shared_ptr<LayerNorm> ln1, ln2;
+  std::shared_ptr<ShortConv> conv;  // null without --short-conv
   std::shared_ptr<Attention> mixer;
   std::shared_ptr<FeedForward> ffn;  // null when the mixer is a whole block (gMLP)
   std::shared_ptr<Dropout> drop;

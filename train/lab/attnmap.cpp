@@ -86,7 +86,7 @@ int cmd_attnmap(const std::vector<std::string>& args) {
     auto& blk = model.blocks[size_t(l)];
     Tensor w;
     try {
-      w = blk->mixer->attention_weights(blk->ln1->forward(x), key_pad);  // [H,N,N]
+      w = blk->mixer->attention_weights(blk->mixer_input(x), key_pad);  // [H,N,N]
     } catch (const std::exception& e) {
       fail("attnmap: " + mc.model + " has no attention matrix to draw (" + e.what() +
            "): it mixes tokens without a row of weights per query");

@@ -138,7 +138,7 @@ Cell make_cell(const Options& o, const std::string& model, const Point& p, int64
   c.causal = attention_info(model).causal_ok;
   c.heads = knob == "heads" ? int64_t(kv) : std::max<int64_t>(1, std::min<int64_t>(4, dim / 16));
   c.id = cell_id(model, p, dim, lr, seed, knob, kv);
-  c.args = {"train", "--task", "mqar", "--model", model, "--seq-len", std::to_string(p.T), "--pairs", std::to_string(p.N),
+  c.args = {"train", "--task", "mqar", "--short-conv", "3", "--model", model, "--seq-len", std::to_string(p.T), "--pairs", std::to_string(p.N),
             "--dim", std::to_string(dim), "--heads", std::to_string(c.heads), "--lr", fmt("%g", lr),
             "--seed", std::to_string(seed)};
   if (o.steps > 0) c.args.insert(c.args.end(), {"--steps", std::to_string(o.steps)});
