@@ -29,7 +29,6 @@
 #include "train/lab/lra.h"
 #include "train/lab/pattern.h"
 #include "train/lab/plot.h"
-#include "train/tasks.h"
 
 namespace az {
 
@@ -384,8 +383,7 @@ std::string bench_section(const DocsOptions& o, const std::string& name, const B
 }
 
 // ---- the LRA rows, one table per preset ----------------------------------------------------
-// One preset's records: every seed's test accuracy per (model, task).  Only tasks scored by
-// accuracy: bits per byte (lm) is lower-is-better and is never averaged with accuracies.
+// One preset's records: every seed's test accuracy per (model, task).
 struct PresetCells {
   LraSource src;
   std::map<std::pair<std::string, std::string>, std::vector<double>> acc;  // %, one per seed
@@ -400,10 +398,7 @@ PresetCells preset_cells(const LraSource& src) {
   pc.src = src;
   for (auto& r : read_jsonl(src.path)) {
     if (json_text(r, "kind") != "train" || json_text(r, "status") != "ok" || !r.count("test_acc")) continue;
-    const std::vector<std::string> known = task_names();
-    const std::string task = json_text(r, "task");
-    if (std::find(known.begin(), known.end(), task) == known.end() || task_info(task).metric != "accuracy") continue;
-    std::pair<std::string, std::string> k{json_text(r, "model"), task};
+    std::pair<std::string, std::string> k{json_text(r, "model"), json_text(r, "task")};
     pc.acc[k].push_back(100 * json_number(r, "test_acc", 0));
     pc.majority[k] = 100 * json_number(r, "majority_rate", 0);
     std::string key = json_text(r, "key");
