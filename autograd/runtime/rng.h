@@ -1,0 +1,42 @@
+// The random source, and the batch shard that keeps dropout masks the same
+// however a batch is split between processes.
+#pragma once
+#include <array>
+#include <cstdint>
+
+namespace az {
+
+// One seeded random source for everything random (xoshiro256**).  Its whole
+// state is four words, saved in checkpoints.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed = 0x5eed) { seed_with(seed); }
+  void seed_with(uint64_t seed);
+  uint64_t next_u64();
+  float uniform();                 // [0, 1)
+  float normal();                  // N(0, 1), Box-Muller
+  int64_t randint(int64_t n);      // [0, n)
+  std::array<uint64_t, 4> state() const { return s_; }
+  void set_state(const std::array<uint64_t, 4>& s) { s_ = s; }
+ private:
+  std::array<uint64_t, 4> s_{};
+};
+Rng& global_rng();
+uint64_t hash64(uint64_t x);  // splitmix64 finaliser: counter-based randomness
+
+// Per-element random masks (dropout) under data parallelism.  A process that
+// computes rows [first, first + rows) of a global batch (train/distributed.h)
+// records them here.  A mask over an example-major tensor, one whose leading
+// dimension is a multiple of `rows` ([B,...] or [B*H,...]), then counts its
+// elements from first * (elements per example), as if the whole batch were
+// present: an example gets the same mask however the batch is split.
+// rows = 0 (the default, one process): no shift.
+struct BatchShard {
+  int64_t first = 0, rows = 0;
+};
+BatchShard& batch_shard();
+// The counter of element 0 of a mask over a tensor of `numel` elements whose
+// leading dimension is `lead`: 0 unless sharded and lead % rows == 0.
+uint64_t mask_counter_base(int64_t lead, int64_t numel);
+
+}  // namespace az
