@@ -372,6 +372,14 @@ TEST_CASE("longformer: local heads, dilated heads and global tokens equal the de
   CHECK(legend_name(p, 20, 10) == "");
 }
 
+TEST_CASE("longformer --causal --globals 0: local and dilated heads see only their window before them (dense mask)") {
+  int64_t H = 4, w = 3, s = 3;
+  auto att = make("longformer", 16, H, 64, {{"window", w}, {"dilation", s}, {"globals", 0}, {"block", 5}}, true);
+  check_against_dense(*att, H, 37, 16, [&](int64_t h, int64_t i, int64_t j) {
+    return window_ok(i, j, w, h < H / 2 ? 1 : s, true);
+  }, {37, 26});
+}
+
 TEST_CASE("longformer: gradcheck; errors") {
   auto att = make("longformer", 8, 2, 16, {{"window", 1}, {"dilation", 2}, {"globals", 1}, {"block", 3}});
   Tensor x = random_input(2, 9, 8, 14);
