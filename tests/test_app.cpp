@@ -35,6 +35,8 @@
 #include "train/generate.h"
 #include "train/lab/lra.h"
 #include "train/model.h"
+#include "train/safetensors.h"
+#include "train/tasks.h"
 #include "train/trainer.h"
 #include "data/batcher.h"
 #include "tests/util.h"
@@ -87,6 +89,29 @@ TEST_CASE("sampling: frequencies at T = 0.5 and T = 2 follow softmax(logits / T)
   CHECK(std::fabs(double(two) / draws - std::exp(2.0) / (std::exp(2.0) + std::exp(1.0))) < 0.01);
   o.top_k = 0, o.temperature = 0;
   CHECK(sample_logits(logits, o, rng) == 2);  // greedy: the arg-max
+}
+
+TEST_CASE("sampling: top-p keeps the smallest prefix whose mass reaches p, not one class more") {
+  // Four equal logits give each class the weight exp(0) = 1 exactly, so the
+  // mass of the first two is 2 = 0.5 * 4 exactly: top-p 0.5 keeps classes 0
+  // and 1 (the sort is stable) and never draws class 2.  A fifth class, cut
+  // by top-k 4, leaves the total at 4.  Top-p 0.75 keeps three classes.
+  const std::vector<float> logits = {0.0f, 0.0f, 0.0f, 0.0f, -1.0f};
+  const int draws = 20000;
+  for (double top_p : {0.5, 0.75}) {
+    CAPTURE(top_p);
+    const int kept = top_p == 0.5 ? 2 : 3;
+    SamplingOptions o;
+    o.top_k = 4, o.top_p = top_p;
+    Rng rng(9);
+    std::vector<int> n(logits.size(), 0);
+    for (int d = 0; d < draws; ++d) ++n[size_t(sample_logits(logits, o, rng))];
+    for (int c = 0; c < int(logits.size()); ++c) {
+      CAPTURE(c);
+      if (c >= kept) CHECK(n[size_t(c)] == 0);
+      else CHECK(std::fabs(double(n[size_t(c)]) / draws - 1.0 / kept) < 0.02);  // 4 standard errors
+    }
+  }
 }
 
 TEST_CASE("Adam: epsilon is added to the root of the bias-corrected second moment, not inside it") {
@@ -346,4 +371,55 @@ TEST_CASE("a causal token-head model with a CLS token predicts position i from t
   Batch first = b;
   first.tokens[0] = first.tokens[0] % 19 + 1;
   CHECK(changed_at(logits_of(first), 0));
+}
+
+TEST_CASE("export --data-out --split val writes the validation split, batch by batch as eval forms it") {
+  TempDir dir("az_app_export");
+  std::string msg;
+  REQUIRE(run("train --steps 2 --eval-every 2 --dim 16 --heads 2 --layers 1 --ffn 16 --batch 8 --quiet --out " + dir / "r", &msg) == 0);
+  const std::string ckpt = dir / "r/best.ckpt";
+  Checkpoint ck = load_checkpoint(ckpt);
+  TrainConfig tc = TrainConfig::from_map(ck.train_config);
+  ModelConfig mc = ModelConfig::from_map(ck.model_config);
+  TaskData data = load_task(tc, mc, true);
+  REQUIRE(data.splits.val.size() > 0);
+  // the rows of each split's file: tokens and labels of every batch, in order
+  auto rows_of = [&](const std::string& path) {
+    Safetensors st = load_safetensors(path);
+    std::vector<std::vector<float>> rows;
+    for (int k = 0;; ++k) {
+      const TensorRecord* t = st.find("data." + std::to_string(k) + ".tokens");
+      const TensorRecord* l = st.find("data." + std::to_string(k) + ".labels");
+      if (!t) break;
+      REQUIRE(l);
+      const int64_t B = t->shape[0], N = t->shape[1];
+      for (int64_t b = 0; b < B; ++b) {
+        std::vector<float> row(t->data.begin() + b * N, t->data.begin() + (b + 1) * N);
+        row.push_back(l->data[size_t(b)]);
+        rows.push_back(row);
+      }
+    }
+    return rows;
+  };
+  auto rows_want = [&](const Dataset& d) {
+    std::vector<std::vector<float>> rows;
+    for (const Batch& b : eval_batches(d, data.opts))
+      for (int64_t i = 0; i < b.B; ++i) {
+        std::vector<float> row(b.tokens.begin() + i * b.N, b.tokens.begin() + (i + 1) * b.N);
+        row.push_back(float(b.labels[size_t(i)]));
+        rows.push_back(row);
+      }
+    return rows;
+  };
+  for (std::string split : {"val", "test"}) {
+    CAPTURE(split);
+    const std::string out = dir / (split + ".safetensors");
+    REQUIRE(run("export --ckpt " + ckpt + " --out " + dir / "m.safetensors --data-out " + out + " --split " + split, &msg) == 0);
+    CHECK(load_safetensors(out).metadata["split"] == split);
+    std::vector<std::vector<float>> got = rows_of(out);
+    const Dataset& want = split == "val" ? data.splits.val : data.splits.test;
+    CHECK(got.size() == want.size());
+    CHECK(got == rows_want(want));
+  }
+  CHECK(rows_want(data.splits.val) != rows_want(data.splits.test));  // the two splits differ, so the check can tell
 }
