@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "attention/attention.h"
+#include "autograd/runtime/strings.h"
 #include "data/listops/listops.h"
 #include "train/lab/bench.h"
 #include "train/lab/docs.h"
@@ -115,20 +116,10 @@ std::string flag_of(const std::string& knob) {
     if (ch == '_') ch = '-';
   return f;
 }
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 // Text for a Markdown table cell: a '|' would end the cell.
 std::string cell(const std::string& s) {
   std::string r;
   for (char ch : s) r += ch == '|' ? "\\|" : std::string(1, ch);
-  return r;
-}
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string r;
-  for (size_t i = 0; i < v.size(); ++i) r += (i ? sep : "") + v[i];
   return r;
 }
 // "--block 8 --window 4": the picture settings as flags.

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "attention/attention.h"
+#include "autograd/runtime/strings.h"
 #include "train/lab/bench.h"
 #include "train/checkpoint.h"
 #include "train/cli.h"
@@ -147,12 +148,6 @@ bool data_ready(const std::string& dir, const std::string& description) {
 }
 
 // ---- the plan -----------------------------------------------------------------------------
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 std::vector<std::string> split_list(const std::string& s, char sep) {
   std::vector<std::string> out;

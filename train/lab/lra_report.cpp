@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "attention/attention.h"
+#include "autograd/runtime/strings.h"
 #include "train/lab/bench.h"
 #include "train/lab/lra.h"
 
@@ -62,12 +63,6 @@ std::map<std::string, JsonObject> lra_records(const LraSweep& s) {
 }
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 std::string length_label(int64_t n) { return n % 1024 == 0 ? std::to_string(n / 1024) + "K" : std::to_string(n); }
 
