@@ -68,7 +68,7 @@ EOD
 
 set terminal svg size 619,534 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
 set output 'reformer-pattern.svg'
-set multiplot title "reformer: entries computed at N=64\n--bucket-size 8 --hashes 4 --buckets 0" font ',12'
+set multiplot title "reformer: entries computed at N=64\n--bucket-size 8 --hashes 4 --buckets 0 --form 0" font ',12'
 unset key
 set tics out nomirror scale 0.5
 set border lw 0.8
@@ -100,7 +100,7 @@ unset multiplot
 unset output
 set terminal pngcairo size 619,534 noenhanced font 'Helvetica,11' background rgb 'white'
 set output 'reformer-pattern.png'
-set multiplot title "reformer: entries computed at N=64\n--bucket-size 8 --hashes 4 --buckets 0" font ',12'
+set multiplot title "reformer: entries computed at N=64\n--bucket-size 8 --hashes 4 --buckets 0 --form 0" font ',12'
 unset key
 set tics out nomirror scale 0.5
 set border lw 0.8

@@ -496,7 +496,7 @@ std::string lra_section(const DocsOptions& o, const std::string& name, const std
     md << "### Preset " << pc.src.preset << " (" << pc.seeds << (pc.seeds == 1 ? " seed" : " seeds") << ", records `"
        << pc.src.path << "`, report [" << report_of(pc.src) << "](../../" << report_of(pc.src) << "))\n\n";
     if (!any) {
-      md << "No record for `" << name << "` in this preset (its sweep ran nine models: the report says which).\n\n"
+      md << "No record for `" << name << "` on this preset's LRA tasks yet (the report says which cells have run).\n\n"
          << "```sh\nattnzoo lra --preset " << pc.src.preset << " --models " << name
          << " --threads 1 --out runs/lra-" << pc.src.preset << "   # [long]\n```\n\n";
       continue;
