@@ -1,33 +1,33 @@
 # recall-dim.svg and recall-dim.png, written by attnzoo; rerun with `gnuplot recall-dim.gp` in this folder.
 $d0 << EOD
-64 99.7375 0
+64 99.7031 0.0486136
 EOD
 $d1 << EOD
-64 99.7437 0
+64 99.7312 0.0176777
 EOD
 $d2 << EOD
-64 70.7687 0
+64 70.0875 0.963433
 EOD
 $d3 << EOD
-64 2.025 0
+64 1.925 0.141421
 EOD
 $d4 << EOD
-64 5.9625 0
+64 6.67188 1.00321
 EOD
 $d5 << EOD
-64 64.7375 0
+64 35.4281 41.4497
 EOD
 $d6 << EOD
-64 10.375 0
+64 48.3969 53.7711
 EOD
 $d7 << EOD
-64 30.9187 0
+64 62.65 44.8748
 EOD
 $d8 << EOD
-64 6.33125 0
+64 6.225 0.15026
 EOD
 $d9 << EOD
-64 7.03125 0
+64 6.8125 0.309359
 EOD
 
 set terminal svg size 500,420 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
