@@ -87,6 +87,35 @@ TEST_CASE("flat JSON objects: our metrics lines parse, malformed ones are refuse
   fs::remove_all(dir);
 }
 
+TEST_CASE("lra_row: a preset row from named train flags, every mistake named") {
+  const LraRow r = lra_row({128, 10, 2, 3, {}},
+                           "--dim 64 --heads 4 --layers 2 --ffn 128 --steps 600 --batch 16 --warmup 60 --eval-every 150 --lr 1e-3");
+  CHECK(r.data.seq_len == 128);
+  CHECK(r.data.n_test == 3);
+  CHECK(r.dim == 64);
+  CHECK(r.heads == 4);
+  CHECK(r.layers == 2);
+  CHECK(r.ffn == 128);
+  CHECK(r.steps == 600);
+  CHECK(r.batch == 16);
+  CHECK(r.warmup == 60);
+  CHECK(r.eval_every == 150);
+  CHECK(r.lr == doctest::Approx(1e-3));
+  const std::string ok = "--heads 4 --layers 2 --ffn 128 --steps 600 --batch 16 --warmup 60 --eval-every 150 --lr 1e-3";
+  const std::pair<std::string, const char*> bad[] = {
+      {ok, "missing --dim"},
+      {"--dim 64 " + ok + " --dim 32", "--dim given twice"},
+      {"--dims 64 " + ok, "unknown setting --dims"},
+      {"--dim 6x4 " + ok, "--dim 6x4"},
+      {"--dim -1 " + ok, "--dim -1"},
+      {"--dim 64 --heads 4 --layers 2 --ffn 128 --steps 600 --batch 16 --warmup 60 --eval-every 150 --lr 0", "--lr 0"},
+      {"--dim 64 " + ok + " --lr", "--lr has no value"}};
+  for (const auto& [flags, what] : bad) {
+    CAPTURE(flags);
+    CHECK_THROWS_WITH_AS(lra_row({}, flags), doctest::Contains(what), Error);
+  }
+}
+
 TEST_CASE("the presets: every task, one model and budget per task, LRA's lengths in full") {
   for (const char* name : {"quick", "mini", "full", "tiny"}) {
     CAPTURE(name);

@@ -9,10 +9,49 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "data/images/image_folder.h"
 
 namespace az {
+
+LraRow lra_row(LraData data, const std::string& flags) {
+  LraRow r;
+  r.data = std::move(data);
+  const std::vector<std::pair<const char*, int64_t*>> ints = {
+      {"--dim", &r.dim},     {"--heads", &r.heads}, {"--layers", &r.layers},   {"--ffn", &r.ffn},
+      {"--steps", &r.steps}, {"--batch", &r.batch}, {"--warmup", &r.warmup}, {"--eval-every", &r.eval_every}};
+  std::vector<std::string> words;
+  std::istringstream in(flags);
+  for (std::string w; in >> w;) words.push_back(w);
+  std::vector<std::string> seen;
+  auto bad = [&](const std::string& what) {
+    throw Error("lra row '" + flags + "': " + what +
+                ", expected --dim --heads --layers --ffn --steps --batch --warmup --eval-every --lr, each once with a number");
+  };
+  for (size_t k = 0; k < words.size(); k += 2) {
+    const std::string& name = words[k];
+    if (k + 1 >= words.size()) bad(name + " has no value");
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) bad(name + " given twice");
+    seen.push_back(name);
+    const char* v = words[k + 1].c_str();
+    char* end = nullptr;
+    if (name == "--lr") {
+      r.lr = std::strtod(v, &end);
+      if (*end || !(r.lr > 0)) bad("--lr " + words[k + 1]);
+      continue;
+    }
+    auto it = std::find_if(ints.begin(), ints.end(), [&](const auto& e) { return name == e.first; });
+    if (it == ints.end()) bad("unknown setting " + name);
+    *it->second = std::strtoll(v, &end, 10);
+    if (*end || *it->second < 0) bad(name + " " + words[k + 1]);
+  }
+  std::vector<std::string> missing;
+  for (const char* n : {"--dim", "--heads", "--layers", "--ffn", "--steps", "--batch", "--warmup", "--eval-every", "--lr"})
+    if (std::find(seen.begin(), seen.end(), n) == seen.end()) missing.push_back(n);
+  if (!missing.empty()) bad("missing " + join(missing, " "));
+  return r;
+}
 
 static std::map<std::string, TaskInfo>& registry() {
   static std::map<std::string, TaskInfo> r;

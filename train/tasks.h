@@ -71,10 +71,15 @@ struct LraData {
 // One row of an LRA preset: the data, and the model and budget every model gets.
 struct LraRow {
   LraData data;
-  int64_t dim, heads, layers, ffn;
-  int64_t steps, batch, warmup, eval_every;
-  double lr;
+  int64_t dim = 0, heads = 0, layers = 0, ffn = 0;
+  int64_t steps = 0, batch = 0, warmup = 0, eval_every = 0;
+  double lr = 0;
 };
+// A row from its data and the train flags every cell gets, named as on the
+// command line, all nine required, e.g.
+//   lra_row(data, "--dim 64 --heads 4 --layers 1 --ffn 128 --steps 400 --batch 32 --warmup 40 --eval-every 100 --lr 1e-3")
+// Throws az::Error naming an unknown, repeated, missing or malformed setting.
+LraRow lra_row(LraData data, const std::string& flags);
 struct TaskLra {
   std::string title;                  // "ListOps": the column heading
   int order = 100;                    // column order (LRA's: ListOps, Text, Retrieval, Image, Pathfinder)

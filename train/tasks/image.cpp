@@ -39,11 +39,10 @@ TaskInfo fashion_mnist() {
   };
   i.lra.title = "Image";
   i.lra.order = 4;
-  //                    data: len train val  test      dim h  L  ffn  steps batch warm eval  lr
-  i.lra.rows["quick"] = {{784, 1000, 200, 200, {}}, 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
-  i.lra.rows["mini"] = {{784, 20000, 500, 2000, {}}, 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
-  i.lra.rows["full"] = {{784, 55000, 2000, 10000, {}}, 64, 4, 1, 128, 1500, 32, 150, 500, 1e-3};
-  i.lra.rows["tiny"] = {{784, 40, 10, 10, {}}, 8, 2, 1, 16, 2, 4, 1, 2, 1e-3};
+  i.lra.rows["quick"] = lra_row({784, 1000, 200, 200, {}}, "--dim 32 --heads 2 --layers 1 --ffn 64 --steps 30 --batch 16 --warmup 6 --eval-every 15 --lr 1e-3");
+  i.lra.rows["mini"] = lra_row({784, 20000, 500, 2000, {}}, "--dim 64 --heads 4 --layers 1 --ffn 128 --steps 400 --batch 32 --warmup 40 --eval-every 100 --lr 1e-3");
+  i.lra.rows["full"] = lra_row({784, 55000, 2000, 10000, {}}, "--dim 64 --heads 4 --layers 1 --ffn 128 --steps 1500 --batch 32 --warmup 150 --eval-every 500 --lr 1e-3");
+  i.lra.rows["tiny"] = lra_row({784, 40, 10, 10, {}}, "--dim 8 --heads 2 --layers 1 --ffn 16 --steps 2 --batch 4 --warmup 1 --eval-every 2 --lr 1e-3");
   i.lra.describe = [](const LraData& d) {
     return "Fashion-MNIST 28x28 grey pixels, one token each, " + std::to_string(d.n_train) + "/" +
            std::to_string(d.n_val) + "/" + std::to_string(d.n_test) + " images, seed 1";

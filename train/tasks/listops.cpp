@@ -85,11 +85,10 @@ TaskInfo info() {
   i.data_command = data_command;
   i.lra.title = "ListOps";
   i.lra.order = 1;
-  //                     data: len   train   val  test  min depth args   dim h  L  ffn  steps batch warm eval  lr
-  i.lra.rows["quick"] = {data(128, 2000, 200, 200, 20, 4, 5), 32, 2, 1, 64, 60, 16, 10, 30, 1e-3};
-  i.lra.rows["mini"] = {data(1000, 10000, 500, 2000, 250, 10, 10), 64, 4, 2, 128, 600, 16, 60, 150, 1e-3};
-  i.lra.rows["full"] = {data(2000, 96000, 1000, 2000, 500, 10, 10), 64, 4, 2, 128, 800, 8, 80, 200, 1e-3};
-  i.lra.rows["tiny"] = {data(40, 64, 16, 16, 5, 3, 3), 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
+  i.lra.rows["quick"] = lra_row(data(128, 2000, 200, 200, 20, 4, 5), "--dim 32 --heads 2 --layers 1 --ffn 64 --steps 60 --batch 16 --warmup 10 --eval-every 30 --lr 1e-3");
+  i.lra.rows["mini"] = lra_row(data(1000, 10000, 500, 2000, 250, 10, 10), "--dim 64 --heads 4 --layers 2 --ffn 128 --steps 600 --batch 16 --warmup 60 --eval-every 150 --lr 1e-3");
+  i.lra.rows["full"] = lra_row(data(2000, 96000, 1000, 2000, 500, 10, 10), "--dim 64 --heads 4 --layers 2 --ffn 128 --steps 800 --batch 8 --warmup 80 --eval-every 200 --lr 1e-3");
+  i.lra.rows["tiny"] = lra_row(data(40, 64, 16, 16, 5, 3, 3), "--dim 8 --heads 2 --layers 1 --ffn 16 --steps 4 --batch 4 --warmup 1 --eval-every 2 --lr 1e-3");
   i.lra.describe = describe;
   i.lra.prepare = prepare;
   i.lra.train_args = [](const LraData&, const std::string& dir) {

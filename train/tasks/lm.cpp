@@ -170,9 +170,8 @@ TaskInfo info() {
   // and Recall.  Only models with a causal form run it (lra_cannot_run says why not).
   i.lra.title = "LM";
   i.lra.order = 7;
-  //                     data: len  train val test  extra                  dim h  L  ffn  steps batch warm eval  lr
-  i.lra.rows["mini"] = {lra_data(128, ""), 128, 4, 2, 256, 1500, 32, 100, 300, 3e-3};
-  i.lra.rows["tiny"] = {lra_data(32, "30000"), 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
+  i.lra.rows["mini"] = lra_row(lra_data(128, ""), "--dim 128 --heads 4 --layers 2 --ffn 256 --steps 1500 --batch 32 --warmup 100 --eval-every 300 --lr 3e-3");
+  i.lra.rows["tiny"] = lra_row(lra_data(32, "30000"), "--dim 8 --heads 2 --layers 1 --ffn 16 --steps 4 --batch 4 --warmup 1 --eval-every 2 --lr 1e-3");
   i.lra.describe = lra_describe;
   i.lra.prepare = lra_prepare;
   i.lra.train_args = [](const LraData&, const std::string& dir) {

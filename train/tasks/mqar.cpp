@@ -87,8 +87,7 @@ TaskInfo info() {
   // sweep's state point, where full attention (with the short convolution) passes 0.99 near step 750
   // and a fixed-size state must forget; Zoology's model size, about 4 CPU-minutes per cell of full
   // attention.  The metric is accuracy over the query positions; the harness's schedule is cosine.
-  //                     data: len pairs vocab train val  test   dim h  L  ffn  steps batch warm eval  lr
-  i.lra.rows["mini"] = {data(256, 16, 512, 20000, 500, 1000), 64, 4, 2, 128, 1000, 32, 100, 250, 3e-3};
+  i.lra.rows["mini"] = lra_row(data(256, 16, 512, 20000, 500, 1000), "--dim 64 --heads 4 --layers 2 --ffn 128 --steps 1000 --batch 32 --warmup 100 --eval-every 250 --lr 3e-3");
   return i;
 }
 

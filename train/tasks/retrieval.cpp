@@ -110,11 +110,10 @@ TaskInfo info() {
   i.data_command = data_command;
   i.lra.title = "Retrieval";
   i.lra.order = 3;
-  //                    data: len train  val   test       dim h  L  ffn  steps batch warm eval  lr
-  i.lra.rows["quick"] = {{256, 1000, 200, 400, {}}, 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
-  i.lra.rows["mini"] = {{1024, 0, 0, 0, {}}, 64, 4, 1, 128, 400, 16, 40, 100, 1e-3};
-  i.lra.rows["full"] = {{4096, 0, 0, 0, {}}, 64, 4, 2, 128, 800, 4, 80, 200, 1e-3};
-  i.lra.rows["tiny"] = {{32, 32, 16, 16, {}}, 8, 2, 1, 16, 2, 4, 1, 2, 1e-3};
+  i.lra.rows["quick"] = lra_row({256, 1000, 200, 400, {}}, "--dim 32 --heads 2 --layers 1 --ffn 64 --steps 30 --batch 16 --warmup 6 --eval-every 15 --lr 1e-3");
+  i.lra.rows["mini"] = lra_row({1024, 0, 0, 0, {}}, "--dim 64 --heads 4 --layers 1 --ffn 128 --steps 400 --batch 16 --warmup 40 --eval-every 100 --lr 1e-3");
+  i.lra.rows["full"] = lra_row({4096, 0, 0, 0, {}}, "--dim 64 --heads 4 --layers 2 --ffn 128 --steps 800 --batch 4 --warmup 80 --eval-every 200 --lr 1e-3");
+  i.lra.rows["tiny"] = lra_row({32, 32, 16, 16, {}}, "--dim 8 --heads 2 --layers 1 --ffn 16 --steps 2 --batch 4 --warmup 1 --eval-every 2 --lr 1e-3");
   i.lra.describe = [](const LraData& d) {
     std::string n = d.n_train ? std::to_string(d.n_train) + "/" + std::to_string(d.n_val) + "/" +
                                     std::to_string(d.n_test) + " pairs"

@@ -129,11 +129,10 @@ TaskInfo info() {
   i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // ~1K tokens an example
   i.lra.title = "Text";
   i.lra.order = 2;
-  //                    data: len train val test      dim h  L  ffn  steps batch warm eval  lr
-  i.lra.rows["quick"] = {{512, 1000, 200, 200, {}}, 32, 2, 1, 64, 40, 16, 8, 20, 1e-3};
-  i.lra.rows["mini"] = {{1024, 0, 0, 2000, {}}, 64, 4, 1, 128, 300, 16, 30, 100, 1e-3};
-  i.lra.rows["full"] = {{4096, 0, 0, 0, {}}, 64, 4, 2, 128, 600, 4, 60, 150, 1e-3};
-  i.lra.rows["tiny"] = {{64, 64, 16, 16, {}}, 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
+  i.lra.rows["quick"] = lra_row({512, 1000, 200, 200, {}}, "--dim 32 --heads 2 --layers 1 --ffn 64 --steps 40 --batch 16 --warmup 8 --eval-every 20 --lr 1e-3");
+  i.lra.rows["mini"] = lra_row({1024, 0, 0, 2000, {}}, "--dim 64 --heads 4 --layers 1 --ffn 128 --steps 300 --batch 16 --warmup 30 --eval-every 100 --lr 1e-3");
+  i.lra.rows["full"] = lra_row({4096, 0, 0, 0, {}}, "--dim 64 --heads 4 --layers 2 --ffn 128 --steps 600 --batch 4 --warmup 60 --eval-every 150 --lr 1e-3");
+  i.lra.rows["tiny"] = lra_row({64, 64, 16, 16, {}}, "--dim 8 --heads 2 --layers 1 --ffn 16 --steps 4 --batch 4 --warmup 1 --eval-every 2 --lr 1e-3");
   i.lra.describe = describe;
   i.lra.prepare = prepare;
   i.lra.train_args = [](const LraData&, const std::string& dir) {
