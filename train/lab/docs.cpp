@@ -374,13 +374,15 @@ std::string bench_section(const DocsOptions& o, const std::string& name, const B
 }
 
 // ---- the LRA rows, one table per preset ----------------------------------------------------
-// One preset's records: every seed's test accuracy per (model, task).
+// One preset's records: every seed's test accuracy per (model, task); for
+// lm, bits per byte.
 struct PresetCells {
   LraSource src;
-  std::map<std::pair<std::string, std::string>, std::vector<double>> acc;  // %, one per seed
+  std::map<std::pair<std::string, std::string>, std::vector<double>> acc;  // %, one per seed (lm: bits per byte)
   std::map<std::pair<std::string, std::string>, double> majority;          // %
   std::map<std::pair<std::string, std::string>, std::string> command;      // seed 1's train command
   std::vector<std::string> columns;                                        // tasks with records, LRA's order
+  std::vector<std::string> extras;                                         // mqar, lm: after the mean, not in it
   size_t seeds = 0;                                                        // the most seeds of any cell
 };
 
@@ -390,7 +392,7 @@ PresetCells preset_cells(const LraSource& src) {
   for (auto& r : read_jsonl(src.path)) {
     if (json_text(r, "kind") != "train" || json_text(r, "status") != "ok" || !r.count("test_acc")) continue;
     std::pair<std::string, std::string> k{json_text(r, "model"), json_text(r, "task")};
-    pc.acc[k].push_back(100 * json_number(r, "test_acc", 0));
+    pc.acc[k].push_back(k.second == "lm" ? json_number(r, "test_bits_per_byte", NAN) : 100 * json_number(r, "test_acc", 0));
     pc.majority[k] = 100 * json_number(r, "majority_rate", 0);
     std::string key = json_text(r, "key");
     if (!pc.command.count(k) || json_text(r, "seed", "1") == "1") pc.command[k] = key.substr(0, key.find(" | "));
@@ -399,6 +401,11 @@ PresetCells preset_cells(const LraSource& src) {
     bool any = false;
     for (auto& [k, v] : pc.acc) any = any || k.second == t;
     if (any) pc.columns.push_back(t);
+  }
+  for (const char* t : {"mqar", "lm"}) {
+    bool any = false;
+    for (auto& [k, v] : pc.acc) any = any || k.second == t;
+    if (any) pc.extras.push_back(t);
   }
   for (auto& [k, v] : pc.acc) pc.seeds = std::max(pc.seeds, v.size());
   return pc;
@@ -422,9 +429,9 @@ MeanSd mean_sd(const std::vector<double>& v) {
   }
   return m;
 }
-std::string show(const MeanSd& m) {
+std::string show(const MeanSd& m, const char* f = "%.1f") {
   if (!m.n) return "—";
-  return fmt("%.1f", m.mean) + (std::isnan(m.sd) ? "" : " ± " + fmt("%.1f", m.sd));
+  return fmt(f, m.mean) + (std::isnan(m.sd) ? "" : " ± " + fmt(f, m.sd));
 }
 
 // The model's mean over the preset's tasks, seed by seed: mean ± sd of the per-seed averages.
@@ -448,8 +455,10 @@ std::string lra_table(const PresetCells& pc, const std::string& name) {
   std::ostringstream md;
   md << "| | ";
   for (auto& t : pc.columns) md << t << " | ";
-  md << "mean |\n|---|";
-  for (size_t i = 0; i <= pc.columns.size(); ++i) md << "---:|";
+  md << "mean |";
+  for (auto& t : pc.extras) md << (t == "lm" ? " LM (bits/byte, lower is better) |" : " Recall (mqar) |");
+  md << "\n|---|";
+  for (size_t i = 0; i <= pc.columns.size() + pc.extras.size(); ++i) md << "---:|";
   md << "\n";
   auto row = [&](const std::string& label, const std::string& model) {
     md << "| " << label << " | ";
@@ -459,7 +468,15 @@ std::string lra_table(const PresetCells& pc, const std::string& name) {
     }
     size_t nt = 0;
     MeanSd avg = model_average(pc, model, &nt);
-    md << (nt == pc.columns.size() ? show(avg) : "—") << " |\n";
+    md << (nt == pc.columns.size() ? show(avg) : "—") << " |";
+    for (auto& t : pc.extras) {
+      auto it = pc.acc.find({model, t});
+      const std::string why = lra_cannot_run(t, model);
+      md << " " << (it != pc.acc.end() ? show(mean_sd(it->second), t == "lm" ? "%.3f" : "%.1f")
+                                      : why.empty() ? "—" : "— (" + why + ")")
+         << " |";
+    }
+    md << "\n";
   };
   row("**" + name + "**", name);
   if (name != "full") row("full", "full");
@@ -468,7 +485,12 @@ std::string lra_table(const PresetCells& pc, const std::string& name) {
     auto it = pc.majority.find({"full", t});
     md << (it == pc.majority.end() ? "—" : fmt("%.1f", it->second)) << " | ";
   }
-  md << " |\n";
+  md << " |";
+  for (auto& t : pc.extras) {
+    auto it = pc.majority.find({"full", t});
+    md << " " << (t != "lm" && it != pc.majority.end() ? fmt("%.1f", it->second) : "—") << " |";
+  }
+  md << "\n";
   for (auto& p : lra_published())
     if (p.ours == name) {
       md << "| *LRA paper: " << p.lra_name << "* | ";
@@ -476,7 +498,9 @@ std::string lra_table(const PresetCells& pc, const std::string& name) {
         double v = lra_published_accuracy(p, t);
         md << (v > 0 ? fmt("%.2f", v) : "—") << " | ";
       }
-      md << " |\n";
+      md << " |";
+      for (size_t i = 0; i < pc.extras.size(); ++i) md << " — |";
+      md << "\n";
     }
   return md.str();
 }
@@ -489,10 +513,13 @@ std::string lra_section(const DocsOptions& o, const std::string& name, const std
      << "Test accuracy (%) at the best validation step, mean ± sample standard deviation over the seeds (seed 1..K "
         "changes the initialisation, dropout and batch order, not the data); the mean column averages each seed's "
         "tasks first. Our Text is Spam Assassin e-mail and our Image Fashion-MNIST, so those columns compare models "
-        "with each other, not with the paper.\n\n";
+        "with each other, not with the paper. Where the preset has them, Recall (associative recall, mqar at length "
+        "256 with 16 pairs) and LM (bits per byte on the fortunes corpus, lower is better) follow the mean and are "
+        "not in it; a dash with a reason is a task the model cannot run.\n\n";
   for (auto& pc : presets) {
     bool any = false;
     for (auto& t : pc.columns) any = any || pc.acc.count({name, t});
+    for (auto& t : pc.extras) any = any || pc.acc.count({name, t});
     md << "### Preset " << pc.src.preset << " (" << pc.seeds << (pc.seeds == 1 ? " seed" : " seeds") << ", records `"
        << pc.src.path << "`, report [" << report_of(pc.src) << "](../../" << report_of(pc.src) << "))\n\n";
     if (!any) {
@@ -502,7 +529,9 @@ std::string lra_section(const DocsOptions& o, const std::string& name, const std
       continue;
     }
     md << lra_table(pc, name) << "\nThe cells' commands (seed 1; `--seed K` for the others):\n\n```sh\n";
-    for (auto& t : pc.columns) {
+    std::vector<std::string> all = pc.columns;
+    all.insert(all.end(), pc.extras.begin(), pc.extras.end());
+    for (auto& t : all) {
       auto it = pc.command.find({name, t});
       if (it != pc.command.end()) md << "attnzoo " << it->second << "   # [long]\n";
     }
