@@ -491,6 +491,8 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"data pathfinder --out " + dir / "pf" + " --difficulty 1e9", "contour_length 1e+09, expected 1..1000"},
       {"data pathfinder --out " + dir / "pf" + " --style round", "--style must be lra or cut, got 'round'"},
       {"data pathfinder --n 10", "--out DIR is required"},
+      {"data pathfinder --ref " + dir / "pf", "--ref DIR goes with --stats DIR"},
+      {"data pathfinder --stats /nonexistent/pf", "/nonexistent/pf"},
       {"data listops --out " + dir / "lo" + " --preset x", "--preset must be lra (or omitted), got 'x'"},
       {"data listops --out " + dir / "lo" + " --seed abc", "--seed expects a number, got 'abc'"},
       {"data listops --out /dev/null/x", "cannot create directory"},

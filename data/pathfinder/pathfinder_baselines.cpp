@@ -247,4 +247,63 @@ std::string format_statistics(const PathfinderStats& st) {
   return o.str();
 }
 
+std::vector<LawStat> pathfinder_law(const Dataset& ds, const ShortcutOptions& opt) {
+  check_images(ds, "data set");
+  const char* bins[5] = {"pixels at 0", "pixels at 1..50", "pixels at 51..127", "pixels at 128..203", "pixels at 204..255"};
+  const int lo[5] = {0, 1, 51, 128, 204}, hi[5] = {0, 50, 127, 203, 255};
+  // Running sums per figure: 5 bins, mean value, then per label ink and marker distance.
+  std::vector<double> s1(10, 0.0), s2(10, 0.0), cnt(10, 0.0);
+  auto add = [&](size_t k, double v) { s1[k] += v, s2[k] += v * v, cnt[k] += 1; };
+  for (size_t i = 0; i < ds.size(); ++i) {
+    double b[5] = {0, 0, 0, 0, 0}, sum = 0;
+    for (int32_t t : ds.seqs[i]) {
+      const int v = t - 1;
+      sum += v;
+      for (int k = 0; k < 5; ++k) b[k] += v >= lo[k] && v <= hi[k];
+    }
+    for (size_t k = 0; k < 5; ++k) add(k, b[k]);
+    add(5, sum / double(ds.seqs[i].size()));
+    const size_t y = ds.labels[i] == 1 ? 1 : 0;
+    add(6 + y, sum);
+    add(8 + y, find_markers(ds.seqs[i], ds.height, ds.width).distance());
+  }
+  const std::string names[10] = {bins[0], bins[1], bins[2], bins[3], bins[4], "mean pixel value",
+                                 "label 0: ink", "label 1: ink", "label 0: marker distance", "label 1: marker distance"};
+  std::vector<LawStat> out;
+  for (size_t k = 0; k < 10; ++k) {
+    const double n = std::max(1.0, cnt[k]), m = s1[k] / n;
+    out.push_back({names[k], m, std::sqrt(std::max(0.0, s2[k] / n - m * m) / n)});
+  }
+  Splits halves;
+  for (Dataset* d : {&halves.train, &halves.test}) {
+    d->vocab_size = ds.vocab_size, d->num_classes = ds.num_classes, d->class_names = ds.class_names;
+    d->height = ds.height, d->width = ds.width, d->channels = ds.channels;
+  }
+  for (size_t i = 0; i < ds.size(); ++i) {
+    Dataset& d = i % 2 ? halves.test : halves.train;
+    d.seqs.push_back(ds.seqs[i]);
+    d.labels.push_back(ds.labels[i]);
+  }
+  const double nt = double(halves.test.size());
+  for (const ShortcutRow& r : pathfinder_shortcut_baselines(halves, opt))
+    out.push_back({"shortcut " + r.name, r.test_accuracy, std::sqrt(r.test_accuracy * (1 - r.test_accuracy) / nt)});
+  return out;
+}
+
+std::string format_law(const std::vector<LawStat>& ours, const std::vector<LawStat>* ref) {
+  std::ostringstream o;
+  for (const LawStat& a : ours) {
+    char buf[256];
+    int n = std::snprintf(buf, sizeof buf, "  %-26s %9.3f +- %.3f", a.name.c_str(), a.mean, a.se);
+    if (ref)
+      for (const LawStat& b : *ref)
+        if (b.name == a.name) {
+          const double z = (a.mean - b.mean) / std::max(1e-12, std::hypot(a.se, b.se));
+          std::snprintf(buf + n, sizeof buf - size_t(n), "   ref %9.3f +- %.3f   gap %+.1f se", b.mean, b.se, z);
+        }
+    o << buf << "\n";
+  }
+  return o.str();
+}
+
 }  // namespace az

@@ -58,4 +58,19 @@ struct PathfinderStats {
 PathfinderStats pathfinder_statistics(const Dataset& ds);
 std::string format_statistics(const PathfinderStats& st);
 
+// A data set's law, as figures with standard errors, to hold one generator
+// against another (ours against snakes2.py under OpenCV, issue 42).
+struct LawStat {
+  std::string name;
+  double mean = 0, se = 0;  // se: standard error of the mean (binomial for an accuracy)
+};
+// Per image: pixels at 0, 1..50, 51..127, 128..203 and 204..255, and the
+// mean pixel value; per label: ink and the marker distance; then the four
+// shortcut baselines fit on the even-indexed images and scored on the odd
+// ones (no split of the caller's needed).  Throws DataError like the baselines.
+std::vector<LawStat> pathfinder_law(const Dataset& ds, const ShortcutOptions& opt = {});
+// One line per figure; with `ref`, its value and the gap in combined
+// standard errors beside each (the in-law test's yardstick).
+std::string format_law(const std::vector<LawStat>& ours, const std::vector<LawStat>* ref = nullptr);
+
 }  // namespace az

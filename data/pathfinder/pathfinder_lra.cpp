@@ -48,6 +48,7 @@ struct LraPathfinderGenerator::Impl {
   int nstate() const { return int(st_theta.size()); }
   int fp_reach = 0;                        // largest footprint offset
   std::vector<std::vector<Pt>> first_free; // per paddle: free starts of the first seed (fresh mask)
+  std::vector<uint8_t> seed_void;          // per paddle: its seed test finds no free pixel anywhere (see seed_voids)
 
   explicit Impl(const LraPathfinderConfig& c_) : cfg(c_) {
     validate(cfg);
@@ -107,6 +108,26 @@ struct LraPathfinderGenerator::Impl {
       for (const Pt& o : pd.footprint) fp_reach = std::max({fp_reach, std::abs(o.y), std::abs(o.x)});
     first_free.resize(paddles.size());
     for (size_t k = 0; k < paddles.size(); ++k) free_starts(lined, paddles[k], first_free[k]);
+    seed_void = seed_voids();
+  }
+
+  // cv2.dilate of snakes2's float64 mask pads with -DBL_MAX: a pixel whose
+  // every footprint tap falls outside the image comes out -DBL_MAX, and
+  // find_available_coordinates, seeing a value below 0, reports no free
+  // pixel at all.  So a seed drawn with such a paddle fails, whatever the
+  // mask holds.  At LRA-32's sizes that is 330 of the 360 seed orientations
+  // (all but -150..-121 degrees): distractors are often left out, and the
+  // first target always starts in that range.
+  std::vector<uint8_t> seed_voids() const {
+    std::vector<uint8_t> v(paddles.size(), 0);
+    for (size_t k = 0; k < paddles.size(); ++k)
+      for (int y = 0; y < S && !v[k]; ++y)
+        for (int x = 0; x < S && !v[k]; ++x) {
+          bool any = false;
+          for (const Pt& o : paddles[k].footprint) any = any || (inside({y + o.y, x + o.x}));
+          v[k] = !any;
+        }
+    return v;
   }
 
   std::vector<float> fresh_mask() const {
@@ -119,8 +140,9 @@ struct LraPathfinderGenerator::Impl {
 
   // The starts whose footprint misses every pixel of `lined` above 0.3
   // (cv2.dilate by the footprint, then np.ceil(m - 0.3) == 0), row-major.
-  // Pixels outside the image never block (cv2's dilation border), so the
-  // blocked map is padded by `fp_reach` free pixels and read without bounds checks.
+  // Pixels outside the image never block (cv2's -DBL_MAX border), so the
+  // blocked map is padded by `fp_reach` free pixels and read without bounds
+  // checks.  (Where no tap is inside at all, see seed_voids.)
   void free_starts(const std::vector<float>& lined, const Paddle& pd, std::vector<Pt>& avail) const {
     const int Wp = S + 2 * fp_reach;
     thread_local std::vector<uint8_t> blocked;
@@ -177,6 +199,7 @@ struct LraPathfinderGenerator::Impl {
   struct Snake {
     Pt tail, pivot, head;
     int state = 0;  // heading, see st_theta
+    int seed_state = 0;  // the first paddle's heading (0..359)
     const Paddle* last = nullptr;  // the previous paddle's mask enters the occupancy one step late
     Pt last_at;
     std::vector<int> heads;
@@ -191,7 +214,9 @@ struct LraPathfinderGenerator::Impl {
       const int state = int(rng.randint(360));
       const double theta = st_theta[size_t(state)];
       const Paddle& pd = paddle(theta);
-      const std::vector<Pt>* avail = &first_free[size_t(&pd - paddles.data())];
+      const size_t k = size_t(&pd - paddles.data());
+      if (seed_void[k]) return false;  // cv2's -DBL_MAX border: no free pixel (seed_voids)
+      const std::vector<Pt>* avail = &first_free[k];
       if (lined) free_starts(*lined, pd, scratch), avail = &scratch;
       if (avail->empty()) return false;  // snakes2 gives up at once here
       const Pt tail = (*avail)[size_t(rng.randint(int64_t(avail->size())))];
@@ -201,7 +226,7 @@ struct LraPathfinderGenerator::Impl {
         continue;
       }
       s = Snake();
-      s.tail = tail, s.head = head, s.pivot = pivot, s.state = state;
+      s.tail = tail, s.head = head, s.pivot = pivot, s.state = s.seed_state = state;
       return true;
     }
     return false;
@@ -337,7 +362,7 @@ struct LraPathfinderGenerator::Impl {
       const Pt head = translate(tail, theta, L), pivot = translate(head, flip_by_pi(theta), L + m);
       if (inside(tail) && inside(head) && inside(pivot)) {
         sn[1] = Snake();
-        sn[1].tail = tail, sn[1].head = head, sn[1].pivot = pivot, sn[1].state = state;
+        sn[1].tail = tail, sn[1].head = head, sn[1].pivot = pivot, sn[1].state = sn[1].seed_state = state;
         break;
       }
     }
@@ -407,7 +432,7 @@ struct LraPathfinderGenerator::Impl {
     out.marker[1] = at[1].y * S + at[1].x;
     out.marker_snake[0] = origin;
     out.marker_snake[1] = terminal;
-    for (int t = 0; t < 2; ++t) out.paddle_heads[size_t(t)] = sn[t].heads;
+    for (int t = 0; t < 2; ++t) out.paddle_heads[size_t(t)] = sn[t].heads, out.seed_degrees[t] = sn[t].seed_state - 180;
     return out;
   }
 };

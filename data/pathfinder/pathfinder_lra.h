@@ -17,6 +17,14 @@
 //  2. num_distractor_snakes distractor snakes of distractor_length paddles,
 //     each seeded at a free pixel, up to 1 + max_distractor_retrial tries;
 //     one that does not fit is left out (snakes2's allow_incomplete).
+//  A seed (the first target's, each distractor's) fails outright when its
+//  orientation's kernel leaves some image pixel with no tap inside: OpenCV
+//  pads snakes2's float64 mask with -DBL_MAX, and a negative value makes
+//  find_available_coordinates report no free pixel.  At LRA-32's sizes only
+//  -150..-121 degrees survive, so the first target always starts in that
+//  range and about two distractors in three are left out.  (A numpy
+//  stand-in for cv2.dilate that takes the border from the source misses this
+//  and draws a third more ink; our generator did so until issue 42.)
 //  3. A marker (anti-aliased disc) at the start of a random target; the other
 //     at the end of the same snake (label 1) or of the other target (label 0).
 //  4. The image is scaled so its brightest pixel is 255 (scipy's imsave).
@@ -30,7 +38,8 @@
 // mask's saturated pixels, with snakes2's kernel anchor.  Checked: every
 // paddle (all 360 seed orientations) and the marker are identical, level for
 // level, to snakes.draw_line_n_mask and snakes2.draw_circle run under PIL 9.4
-// with scipy.misc.imresize's 8-bit semantics.
+// with scipy.misc.imresize's 8-bit semantics.  The whole image is checked in
+// law against snakes2.py run with real OpenCV (data/pathfinder/snakes2_lra32.py).
 //
 // Where it differs from snakes2.py, and why:
 //  - The label is given (the data set balances labels exactly) instead of a
@@ -107,6 +116,7 @@ struct LraPathfinderSample {
   int marker[2] = {-1, -1};       // marker centres y*size+x: origin tip, terminal tip
   int marker_snake[2] = {-1, -1}; // target (0 or 1) whose tip each marker is; equal iff label 1
   std::array<std::vector<int>, 2> paddle_heads;  // per target, each paddle's far end (y*size+x)
+  int seed_degrees[2] = {0, 0};   // per target, its first paddle's orientation (degrees, -180..179)
   int distractors_drawn = 0;
   int scene_tries = 0;            // target redraws this image needed (>= 1)
 };

@@ -55,8 +55,36 @@ TaskData load(const TaskContext& c) {
   return t;
 }
 
+// Every image of a Pathfinder folder (any layout), its splits joined.
+Dataset all_images(const std::string& dir) {
+  Splits s = load_pathfinder_data(dir, 1);
+  Dataset d = std::move(s.train);
+  for (Dataset* o : {&s.val, &s.test}) {
+    d.seqs.insert(d.seqs.end(), o->seqs.begin(), o->seqs.end());
+    d.labels.insert(d.labels.end(), o->labels.begin(), o->labels.end());
+  }
+  return d;
+}
+
+// --stats DIR [--ref DIR]: the data set's law (pathfinder_law), beside a reference's.
+int stats_command(const Flags& f) {
+  const Dataset d = all_images(f.str("stats", ""));
+  std::printf("pathfinder law of %s: %zu images, %dx%d\n", f.str("stats", "").c_str(), d.size(), d.height, d.width);
+  if (!f.has("ref")) {
+    std::printf("%s", format_law(pathfinder_law(d)).c_str());
+    return 0;
+  }
+  const Dataset r = all_images(f.str("ref", ""));
+  std::printf("reference %s: %zu images\n", f.str("ref", "").c_str(), r.size());
+  const std::vector<LawStat> ref = pathfinder_law(r);
+  std::printf("%s", format_law(pathfinder_law(d), &ref).c_str());
+  return 0;
+}
+
 int data_command(const std::vector<std::string>& args) {
-  Flags f("data pathfinder", args, {"out", "n", "difficulty", "size", "seed", "style", "layout"}, {"speed"});
+  Flags f("data pathfinder", args, {"out", "n", "difficulty", "size", "seed", "style", "layout", "stats", "ref"}, {"speed"});
+  if (f.has("stats")) return stats_command(f);
+  if (f.has("ref")) fail("data pathfinder: --ref DIR goes with --stats DIR");
   std::string style = f.str("style", "lra"), layout = f.str("layout", "folder");
   if (style != "lra" && style != "cut") fail("data pathfinder: --style must be lra or cut, got '" + style + "'");
   if (layout != "folder" && layout != "lra") fail("data pathfinder: --layout must be folder or lra, got '" + layout + "'");
@@ -108,15 +136,16 @@ TaskInfo info() {
   i.data_help =
       "attnzoo data pathfinder --out DIR [--style lra|cut] [--layout folder|lra] [--n N] [--difficulty K] [--size S]\n"
       "                        [--seed S]   PNGs in class folders, or LRA's released layout (imgs/, metadata/)\n"
-      "attnzoo data pathfinder --speed [--style lra|cut] [--n N]   images generated per second on one thread\n";
+      "attnzoo data pathfinder --speed [--style lra|cut] [--n N]   images generated per second on one thread\n"
+      "attnzoo data pathfinder --stats DIR [--ref DIR]   a data set's law (pixel levels, marker distance, shortcut\n"
+      "                        baselines, each +- its standard error), beside a reference's (e.g. snakes2.py's)\n";
   i.data_command = data_command;
   i.lra.title = "Pathfinder";
   i.lra.order = 5;
-  //                    data: len   train  val   test  style  dashes    dim h  L  ffn  steps batch warm eval  lr
-  i.lra.rows["quick"] = {data(1024, 1000, 200, 200, "lra", "14"), 32, 2, 1, 64, 30, 16, 6, 15, 1e-3};
-  i.lra.rows["mini"] = {data(1024, 16000, 500, 2000, "lra", "14"), 64, 4, 1, 128, 400, 32, 40, 100, 1e-3};
-  i.lra.rows["full"] = {data(1024, 80000, 2000, 2000, "lra", "14"), 32, 4, 2, 64, 1000, 32, 100, 250, 1e-3};
-  i.lra.rows["tiny"] = {data(256, 40, 10, 10, "cut", "3"), 8, 2, 1, 16, 4, 4, 1, 2, 1e-3};
+  i.lra.rows["quick"] = lra_row(data(1024, 1000, 200, 200, "lra", "14"), "--dim 32 --heads 2 --layers 1 --ffn 64 --steps 30 --batch 16 --warmup 6 --eval-every 15 --lr 1e-3");
+  i.lra.rows["mini"] = lra_row(data(1024, 16000, 500, 2000, "lra", "14"), "--dim 64 --heads 4 --layers 1 --ffn 128 --steps 400 --batch 32 --warmup 40 --eval-every 100 --lr 1e-3");
+  i.lra.rows["full"] = lra_row(data(1024, 80000, 2000, 2000, "lra", "14"), "--dim 32 --heads 4 --layers 2 --ffn 64 --steps 1000 --batch 32 --warmup 100 --eval-every 250 --lr 1e-3");
+  i.lra.rows["tiny"] = lra_row(data(256, 40, 10, 10, "cut", "3"), "--dim 8 --heads 2 --layers 1 --ffn 16 --steps 4 --batch 4 --warmup 1 --eval-every 2 --lr 1e-3");
   i.lra.describe = [](const LraData& d) {
     std::string side = std::to_string(side_of(d));
     return "Pathfinder " + side + "x" + side + ", " + d.extra.at("style") + " style, " + d.extra.at("dashes") +

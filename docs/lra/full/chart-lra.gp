@@ -1,0 +1,89 @@
+# chart-lra.svg and chart-lra.png, written by attnzoo; rerun with `gnuplot chart-lra.gp` in this folder.
+$f0 << EOD
+"full" 0.4192 61.9683 7 0.200168
+EOD
+$f1 << EOD
+"local" 4.0628 61.9579 1.90048 0.166393
+"bigbird" 2.4977 62.5204 2.29658 0.369438
+EOD
+$f2 << EOD
+"linformer" 2.8621 62.3132 2.09157 0.12466
+"performer" 3 61.7096 2.32809 0.173838
+"linear" 4.172 58.3389 1.85935 0.130372
+EOD
+$f3 << EOD
+"reformer" 1.9411 57.876 2.26988 0.360384
+"sinkhorn" 3.0333 61.9815 2.17487 0.310864
+EOD
+$f4 << EOD
+"mixer" 8.1942 62.1097 1.53665 0.156177
+EOD
+
+set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
+set output 'chart-lra.svg'
+set title "LRA's five tasks on this CPU (preset full)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 128), log scale"
+set ylabel "LRA mean test accuracy (%) over ListOps, Text, Retrieval, Image and Pathfinder"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.232889:14.7496]
+set yrange [36.5834:65.8899]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
+set label 1 "full" at 0.4192,61.9683 center offset char 0,2.31429 front
+set label 2 "local" at 4.0628,61.9579 center offset char 0,1.14868 front
+set label 3 "bigbird" at 2.4977,62.5204 center offset char 0,1.23922 front
+set label 4 "linformer" at 2.8621,62.3132 center offset char -6.02757,-1.19236 front
+set label 5 "performer" at 3,61.7096 center offset char 6.1357,-1.24642 front
+set label 6 "linear" at 4.172,58.3389 center offset char 0,1.13928 front
+set label 7 "reformer" at 1.9411,57.876 center offset char 0,1.23311 front
+set label 8 "sinkhorn" at 3.0333,61.9815 center offset char 0,3.2114 front
+set label 9 "mixer" at 8.1942,62.1097 center offset char 0,1.06552 front
+set arrow from graph 0, first 39.5834 to graph 1, first 39.5834 nohead dt 2 lc rgb '#888888'
+set label 10 "chance (majority class)" at graph 0.01, first 39.5834 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
+
+unset output
+set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
+set output 'chart-lra.png'
+set title "LRA's five tasks on this CPU (preset full)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 128), log scale"
+set ylabel "LRA mean test accuracy (%) over ListOps, Text, Retrieval, Image and Pathfinder"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.232889:14.7496]
+set yrange [36.5834:65.8899]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
+set label 1 "full" at 0.4192,61.9683 center offset char 0,2.31429 front
+set label 2 "local" at 4.0628,61.9579 center offset char 0,1.14868 front
+set label 3 "bigbird" at 2.4977,62.5204 center offset char 0,1.23922 front
+set label 4 "linformer" at 2.8621,62.3132 center offset char -6.02757,-1.19236 front
+set label 5 "performer" at 3,61.7096 center offset char 6.1357,-1.24642 front
+set label 6 "linear" at 4.172,58.3389 center offset char 0,1.13928 front
+set label 7 "reformer" at 1.9411,57.876 center offset char 0,1.23311 front
+set label 8 "sinkhorn" at 3.0333,61.9815 center offset char 0,3.2114 front
+set label 9 "mixer" at 8.1942,62.1097 center offset char 0,1.06552 front
+set arrow from graph 0, first 39.5834 to graph 1, first 39.5834 nohead dt 2 lc rgb '#888888'
+set label 10 "chance (majority class)" at graph 0.01, first 39.5834 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle
+
+unset output
