@@ -92,6 +92,21 @@ struct TaskLra {
   std::function<std::vector<std::string>(const LraData&, const std::string& dir)> train_args;
 };
 
+// A task's optional command-line hooks: what `predict`, `attnmap` and `data` need of it.
+struct TaskCli {
+  // `attnzoo predict`: the given inputs (file paths, expressions, text) as the
+  // test split, batched as the task batches (optional: without it, predict
+  // says the task takes no new inputs).  max_len is the model's --seq-len.
+  std::function<TaskData(const std::vector<std::string>& inputs, const TaskContext& c)> read_inputs;
+  std::string input_help;  // "image files", "ListOps expressions", ...
+  // What a token id reads as, for pictures (optional; none for pixels).
+  std::function<std::string(int32_t id)> token_name;
+  // `attnzoo data NAME ...` (optional): generates or prepares the task's data.
+  std::string data_name, data_help;
+  std::function<int(const std::vector<std::string>& args)> data_command;
+};
+
+// A task: its name, options, loader, head and metric; its CLI hooks and its LRA rows apart.
 struct TaskInfo {
   std::string name, summary;
   std::vector<TaskOption> options;
@@ -105,16 +120,7 @@ struct TaskInfo {
   // The default --steps (2000 unless the task's examples are long).
   std::function<int64_t(const TaskContext&)> default_steps;
   TaskLra lra;
-  // `attnzoo predict`: the given inputs (file paths, expressions, text) as the
-  // test split, batched as the task batches (optional: without it, predict
-  // says the task takes no new inputs).  max_len is the model's --seq-len.
-  std::function<TaskData(const std::vector<std::string>& inputs, const TaskContext& c)> read_inputs;
-  std::string input_help;  // "image files", "ListOps expressions", ...
-  // What a token id reads as, for pictures (optional; none for pixels).
-  std::function<std::string(int32_t id)> token_name;
-  // `attnzoo data NAME ...` (optional): generates or prepares the task's data.
-  std::string data_name, data_help;
-  std::function<int(const std::vector<std::string>& args)> data_command;
+  TaskCli cli;
 };
 
 struct RegisterTask {

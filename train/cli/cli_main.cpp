@@ -273,15 +273,15 @@ int cmd_data(const std::vector<std::string>& all) {
   std::string help, valid;
   for (auto& t : task_names()) {
     const TaskInfo& i = task_info(t);
-    if (!i.data_command) continue;
-    help += i.data_help;
-    valid += (valid.empty() ? "" : ", ") + i.data_name;
+    if (!i.cli.data_command) continue;
+    help += i.cli.data_help;
+    valid += (valid.empty() ? "" : ", ") + i.cli.data_name;
   }
   if (all.empty() || wants_help(all)) return std::printf("%s", help.c_str()), all.empty() ? 2 : 0;
   std::vector<std::string> args(all.begin() + 1, all.end());
   for (auto& t : task_names()) {
     const TaskInfo& i = task_info(t);
-    if (i.data_command && i.data_name == all[0]) return i.data_command(args);
+    if (i.cli.data_command && i.cli.data_name == all[0]) return i.cli.data_command(args);
   }
   fail("data: unknown data set '" + all[0] + "' (valid: " + valid + ")");
 }

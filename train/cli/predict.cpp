@@ -50,11 +50,11 @@ int cmd_predict(const std::vector<std::string>& args) {
   TrainConfig tc = TrainConfig::from_map(ck.train_config);
   ModelConfig mc = ModelConfig::from_map(ck.model_config);
   const TaskInfo& task = task_info(tc.task);
-  if (!task.read_inputs) fail("predict: task '" + tc.task + "' takes no new inputs");
+  if (!task.cli.read_inputs) fail("predict: task '" + tc.task + "' takes no new inputs");
   if (task.head == "token") fail("predict: task '" + tc.task + "' predicts at every position; use generate");
   TaskContext c;
   c.task = tc.task, c.seq_len = mc.max_len, c.batch = tc.batch, c.seed = tc.seed, c.opt = task_settings(tc);
-  TaskData data = task.read_inputs(inputs, c);
+  TaskData data = task.cli.read_inputs(inputs, c);
   data.opts.batch = 32, data.opts.max_len = int(mc.max_len);
   SequenceClassifier model(mc);
   load_into(model.named_parameters(), ck.params, "parameter", path);

@@ -23,7 +23,7 @@ namespace {
 // What a token id means, for the axis labels ("" when the task has no names, e.g. pixels).
 std::string token_text(const std::string& task, bool patches, int32_t id) {
   const TaskInfo& t = task_info(task);
-  return patches || !t.token_name ? "" : t.token_name(id);
+  return patches || !t.cli.token_name ? "" : t.cli.token_name(id);
 }
 std::string class_text(const Dataset& d, int c) {
   return size_t(c) < d.class_names.size() ? d.class_names[size_t(c)] : std::to_string(c);

@@ -26,11 +26,11 @@ TaskInfo fashion_mnist() {
     return image_task(load_fashion_mnist(c.data.empty() ? kFashionMnistDir : c.data, 5000, 1), c);
   };
   i.default_steps = steps_of;
-  i.input_help = "image files (any size: resized to 28x28 grey)";
-  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) { return image_inputs(in, c, 1, 28, true); };
-  i.data_name = "fashion-mnist";
-  i.data_help = "attnzoo data fashion-mnist [--dir DIR]                    checks the installed IDX files\n";
-  i.data_command = [](const std::vector<std::string>& args) {
+  i.cli.input_help = "image files (any size: resized to 28x28 grey)";
+  i.cli.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) { return image_inputs(in, c, 1, 28, true); };
+  i.cli.data_name = "fashion-mnist";
+  i.cli.data_help = "attnzoo data fashion-mnist [--dir DIR]                    checks the installed IDX files\n";
+  i.cli.data_command = [](const std::vector<std::string>& args) {
     Flags f("data fashion-mnist", args, {"dir"}, {});
     Splits s = load_fashion_mnist(f.str("dir", kFashionMnistDir), 5000, 1);
     std::printf("Fashion-MNIST: %zu train, %zu val, %zu test images of %dx%d\n", s.train.size(), s.val.size(),
@@ -71,8 +71,8 @@ TaskInfo image_folder() {
     return image_task(load_image_folder(c.data, int(c.integer("channels")), int(c.integer("image-size")), 0.1, 0.1, 1), c);
   };
   i.default_steps = steps_of;
-  i.input_help = "image files (of the training images' size, or any size with --image-size)";
-  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+  i.cli.input_help = "image files (of the training images' size, or any size with --image-size)";
+  i.cli.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
     int ch = int(c.integer("channels")), size = int(c.integer("image-size"));
     int64_t per_side = c.str("input") == "patches" ? int64_t(std::lround(std::sqrt(double(c.seq_len)))) * c.integer("patch")
                                                    : int64_t(std::lround(std::sqrt(double(c.seq_len) / ch)));

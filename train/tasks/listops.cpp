@@ -64,9 +64,9 @@ TaskInfo info() {
   i.summary = "LRA's ListOps: the value (0-9) of a nested MIN/MAX/MED/SM expression";
   i.options = {text_option("preset", "", {"", "lra"}, "lra: LRA's sizes (500-2000 tokens, depth 10, arity 10, 96K/2K/2K)")};
   i.load = load;
-  i.token_name = listops_token_name;
-  i.input_help = "ListOps expressions, e.g. '[MAX 2 9 [MIN 4 7 ] 0 ]'";
-  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+  i.cli.token_name = listops_token_name;
+  i.cli.input_help = "ListOps expressions, e.g. '[MAX 2 9 [MIN 4 7 ] 0 ]'";
+  i.cli.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
     TaskData t;
     Dataset& d = t.splits.test;
     d.vocab_size = kListOpsVocab;
@@ -80,9 +80,9 @@ TaskInfo info() {
     t.max_len = c.seq_len;
     return t;
   };
-  i.data_name = "listops";
-  i.data_help = "attnzoo data listops --out DIR [--preset lra] [--seed S]   ListOps TSV files (train/val/test.tsv)\n";
-  i.data_command = data_command;
+  i.cli.data_name = "listops";
+  i.cli.data_help = "attnzoo data listops --out DIR [--preset lra] [--seed S]   ListOps TSV files (train/val/test.tsv)\n";
+  i.cli.data_command = data_command;
   i.lra.title = "ListOps";
   i.lra.order = 1;
   i.lra.rows["quick"] = lra_row(data(128, 2000, 200, 200, 20, 4, 5), "--dim 32 --heads 2 --layers 1 --ffn 64 --steps 60 --batch 16 --warmup 10 --eval-every 30 --lr 1e-3");

@@ -154,7 +154,7 @@ TaskInfo info() {
   i.head = "token";
   i.metric = "bits_per_byte";
   i.causal = true;
-  i.token_name = [](int32_t id) {
+  i.cli.token_name = [](int32_t id) {
     int ch = id - 1;  // bytes are value + 1
     if (ch == ' ') return std::string("' '");
     if (ch > 32 && ch < 127) return std::string(1, char(ch));

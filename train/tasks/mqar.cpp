@@ -65,7 +65,7 @@ TaskInfo info() {
   i.load = load;
   i.head = "token";
   i.metric = "accuracy";
-  i.token_name = [](int32_t id) { return std::to_string(id); };
+  i.cli.token_name = [](int32_t id) { return std::to_string(id); };
   // Zoology's model: dim 64, 2 layers, no dropout, and a short convolution (kernel 3) before every
   // mixer, as every model in Zoology's MQAR figures has (its BaseConv layer).  The convolution binds
   // each value to the key before it, so the task measures what the mixer recalls over distance;

@@ -126,20 +126,20 @@ TaskInfo info() {
   for (auto& o : image_view_options()) i.options.push_back(o);
   i.load = load;
   i.default_steps = [](const TaskContext& c) -> int64_t { return c.str("input") == "pixels" ? 500 : 2000; };
-  i.input_help = "grey PNG images of the training images' size (32x32 for Pathfinder-32)";
-  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+  i.cli.input_help = "grey PNG images of the training images' size (32x32 for Pathfinder-32)";
+  i.cli.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
     int64_t side = c.str("input") == "patches" ? int64_t(std::lround(std::sqrt(double(c.seq_len)))) * c.integer("patch")
                                                : int64_t(std::lround(std::sqrt(double(c.seq_len))));
     return image_inputs(in, c, 1, int(side), false);
   };
-  i.data_name = "pathfinder";
-  i.data_help =
+  i.cli.data_name = "pathfinder";
+  i.cli.data_help =
       "attnzoo data pathfinder --out DIR [--style lra|cut] [--layout folder|lra] [--n N] [--difficulty K] [--size S]\n"
       "                        [--seed S]   PNGs in class folders, or LRA's released layout (imgs/, metadata/)\n"
       "attnzoo data pathfinder --speed [--style lra|cut] [--n N]   images generated per second on one thread\n"
       "attnzoo data pathfinder --stats DIR [--ref DIR]   a data set's law (pixel levels, marker distance, shortcut\n"
       "                        baselines, each +- its standard error), beside a reference's (e.g. snakes2.py's)\n";
-  i.data_command = data_command;
+  i.cli.data_command = data_command;
   i.lra.title = "Pathfinder";
   i.lra.order = 5;
   i.lra.rows["quick"] = lra_row(data(1024, 1000, 200, 200, "lra", "14"), "--dim 32 --heads 2 --layers 1 --ffn 64 --steps 30 --batch 16 --warmup 6 --eval-every 15 --lr 1e-3");

@@ -88,8 +88,8 @@ TaskInfo info() {
   i.load = load;
   i.head = "pair";
   i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // two ~1K-token documents an example
-  i.input_help = "pairs of text files (or texts): A1 B1 [A2 B2 ...]";
-  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+  i.cli.input_help = "pairs of text files (or texts): A1 B1 [A2 B2 ...]";
+  i.cli.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
     if (in.size() % 2) fail("predict: retrieval takes pairs of documents (A1 B1 A2 B2 ...), got " + std::to_string(in.size()) + " inputs");
     TaskData t;
     Dataset& d = t.splits.test;
@@ -105,9 +105,9 @@ TaskInfo info() {
     t.max_len = c.seq_len;
     return t;
   };
-  i.data_name = "retrieval";
-  i.data_help = "attnzoo data retrieval --out PREFIX [--seed S] [--stratify 1]   man-page pairs as LRA's TSV files\n";
-  i.data_command = data_command;
+  i.cli.data_name = "retrieval";
+  i.cli.data_help = "attnzoo data retrieval --out PREFIX [--seed S] [--stratify 1]   man-page pairs as LRA's TSV files\n";
+  i.cli.data_command = data_command;
   i.lra.title = "Retrieval";
   i.lra.order = 3;
   i.lra.rows["quick"] = lra_row({256, 1000, 200, 400, {}}, "--dim 32 --heads 2 --layers 1 --ffn 64 --steps 30 --batch 16 --warmup 6 --eval-every 15 --lr 1e-3");

@@ -103,7 +103,7 @@ TaskInfo info() {
   i.summary = "byte-level documents (default: Spam Assassin ham or spam, via npm), cut to --seq-len bytes";
   i.options = {int_option("baselines", 1, 0, 1, "print the content baselines of the data (majority, length, bag of bytes)")};
   i.load = load;
-  i.token_name = [](int32_t id) {
+  i.cli.token_name = [](int32_t id) {
     int c = id - 1;  // bytes are value + 1
     if (c == ' ') return std::string("' '");
     if (c > 32 && c < 127) return std::string(1, char(c));
@@ -111,8 +111,8 @@ TaskInfo info() {
     std::snprintf(b, sizeof b, "\\x%02x", c & 0xff);
     return std::string(b);
   };
-  i.input_help = "text files, or the text itself";
-  i.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
+  i.cli.input_help = "text files, or the text itself";
+  i.cli.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
     TaskData t;
     Dataset& d = t.splits.test;
     d.vocab_size = kByteVocab;
@@ -123,9 +123,9 @@ TaskInfo info() {
     t.max_len = c.seq_len;
     return t;
   };
-  i.data_name = "text";
-  i.data_help = "attnzoo data text --out DIR [--seed S] [--cache DIR]      Spam Assassin bodies, split, class folders\n";
-  i.data_command = data_command;
+  i.cli.data_name = "text";
+  i.cli.data_help = "attnzoo data text --out DIR [--seed S] [--cache DIR]      Spam Assassin bodies, split, class folders\n";
+  i.cli.data_command = data_command;
   i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // ~1K tokens an example
   i.lra.title = "Text";
   i.lra.order = 2;
