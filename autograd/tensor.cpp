@@ -5,13 +5,10 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -159,56 +156,6 @@ void attach(Tensor& out, const char* name, std::vector<Tensor> inputs,
   const_cast<std::shared_ptr<Node>&>(out.node()) = std::move(n);
 }
 
-// ---- profiler -------------------------------------------------------------------
-bool Profiler::enabled = false;
-bool Anomaly::enabled = false;
-namespace {
-struct ProfRow {
-  double fwd = 0, bwd = 0;
-  long nf = 0, nb = 0;
-};
-std::map<std::string, ProfRow>& prof_rows() {
-  static std::map<std::string, ProfRow> rows;
-  return rows;
-}
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
-
-void Profiler::record(const char* name, bool backward, double s) {
-  ProfRow& r = prof_rows()[name];
-  if (backward) r.bwd += s, r.nb++;
-  else r.fwd += s, r.nf++;
-}
-void Profiler::reset() { prof_rows().clear(); }
-std::string Profiler::table() {
-  std::vector<std::pair<std::string, ProfRow>> rows(prof_rows().begin(), prof_rows().end());
-  double total = 0;
-  for (auto& r : rows) total += r.second.fwd + r.second.bwd;
-  std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) {
-    return a.second.fwd + a.second.bwd > b.second.fwd + b.second.bwd;
-  });
-  std::ostringstream o;
-  char line[160];
-  std::snprintf(line, sizeof line, "%-22s %10s %10s %8s %8s %7s\n", "op", "fwd ms", "bwd ms", "fwd n",
-                "bwd n", "share");
-  o << line;
-  for (auto& [name, r] : rows) {
-    std::snprintf(line, sizeof line, "%-22s %10.1f %10.1f %8ld %8ld %6.1f%%\n", name.c_str(),
-                  r.fwd * 1e3, r.bwd * 1e3, r.nf, r.nb, 100.0 * (r.fwd + r.bwd) / std::max(total, 1e-12));
-    o << line;
-  }
-  std::snprintf(line, sizeof line, "%-22s %21.1f ms\n", "total", total * 1e3);
-  o << line;
-  return o.str();
-}
-
-OpScope::OpScope(const char* name) : name_(name), t0_(Profiler::enabled ? now_s() : 0) {}
-OpScope::~OpScope() {
-  if (Profiler::enabled) Profiler::record(name_, false, now_s() - t0_);
-}
-
 // ---- the backward engine ----------------------------------------------------------
 void Tensor::backward() const {
   if (numel() != 1)
@@ -266,9 +213,9 @@ void Tensor::backward(const Tensor& grad_output) const {
     std::shared_ptr<Node> n = t.impl()->node;
     if (!n) continue;  // a leaf: its gradient stays
     if (t.impl()->grad) {
-      double t0 = Profiler::enabled ? now_s() : 0;
+      double t0 = Profiler::enabled ? Profiler::now() : 0;
       n->backward(t);
-      if (Profiler::enabled) Profiler::record(n->name, true, now_s() - t0);
+      if (Profiler::enabled) Profiler::record(n->name, true, Profiler::now() - t0);
       if (Anomaly::enabled)
         for (const Tensor& in : n->inputs)
           if (in.requires_grad() && in.has_grad() && !all_finite(in.impl()->grad->data, in.numel()))

@@ -10,6 +10,7 @@
 #include "autograd/error.h"  // Error: shape mismatches, bad indices, bad arguments to ops
 #include "autograd/runtime/rng.h"      // Rng, global_rng, hash64, BatchShard
 #include "autograd/runtime/storage.h"  // Storage: the float buffer of every tensor, from a caching pool
+#include "autograd/runtime/profiler.h" // Profiler, OpScope (--profile) and Anomaly (--detect-anomaly)
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -101,26 +102,5 @@ bool needs_grad(std::initializer_list<const Tensor*> inputs);
 // what backward needs; it receives the output, so it never owns it).
 void attach(Tensor& out, const char* name, std::vector<Tensor> inputs,
             std::function<void(const Tensor&)> backward);
-
-// Per-op timing for --profile: forward time by RAII scope in each op,
-// backward time in the engine.  Off by default; one branch when off.
-struct Profiler {
-  static bool enabled;
-  static void record(const char* name, bool backward, double seconds);
-  static std::string table();  // sorted by total time
-  static void reset();
-};
-struct OpScope {
-  explicit OpScope(const char* name);
-  ~OpScope();
-  const char* name_;
-  double t0_;
-};
-
-// With anomaly detection on, the engine checks every gradient it produces and
-// names the op whose backward first made a NaN or Inf.
-struct Anomaly {
-  static bool enabled;
-};
 
 }  // namespace az

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
@@ -524,4 +525,30 @@ TEST_CASE("permute's backward writes a fresh gradient and adds into one that exi
         float want = w1.data()[(b * 2 + a) * 4 + c] + w2.data()[(c * 3 + b) * 2 + a];
         CHECK(x.grad().data()[(a * 3 + b) * 4 + c] == doctest::Approx(want).epsilon(1e-6));
       }
+}
+
+TEST_CASE("profiler: --profile's table counts each op's forward and backward, and is off by default") {
+  CHECK(!Profiler::enabled);
+  Profiler::reset();
+  Profiler::enabled = true;
+  Tensor a = Tensor::randn({4, 4}), b = Tensor::randn({4, 4});
+  a.set_requires_grad(), b.set_requires_grad();
+  sum(matmul(a, b)).backward();
+  sum(matmul(a, b)).backward();
+  Profiler::enabled = false;
+  const std::string t = Profiler::table();
+  INFO(t);
+  // op, fwd ms, bwd ms, fwd n, bwd n, share: matmul ran forward and backward twice
+  std::istringstream in(t.substr(t.find("\nmatmul")));
+  std::string name;
+  double fwd_ms = 0, bwd_ms = 0;
+  long nf = 0, nb = 0;
+  in >> name >> fwd_ms >> bwd_ms >> nf >> nb;
+  CHECK(name == "matmul");
+  CHECK(nf == 2);
+  CHECK(nb == 2);
+  CHECK(t.find("total") != std::string::npos);
+  Profiler::reset();
+  sum(matmul(a, b)).backward();  // off: nothing recorded
+  CHECK(Profiler::table().find("matmul") == std::string::npos);
 }
