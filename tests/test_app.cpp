@@ -381,7 +381,7 @@ TEST_CASE("export --data-out --split val writes the validation split, batch by b
   Checkpoint ck = load_checkpoint(ckpt);
   TrainConfig tc = TrainConfig::from_map(ck.train_config);
   ModelConfig mc = ModelConfig::from_map(ck.model_config);
-  TaskData data = load_task(tc, mc, true);
+  TaskData data = load_task(tc, mc.model, mc.max_len);
   REQUIRE(data.splits.val.size() > 0);
   // the rows of each split's file: tokens and labels of every batch, in order
   auto rows_of = [&](const std::string& path) {

@@ -241,7 +241,7 @@ TEST_CASE("variants without a causal form refuse --task lm in one line that says
     tc.task = "lm";
     ModelConfig mc;
     mc.model = name;
-    std::string e = error_of([&] { load_task(tc, mc, false); });
+    std::string e = error_of([&] { load_task(tc, mc.model, std::nullopt); });
     CHECK(contains(e, "task lm needs a causal model; '" + name + "' has no causal form ("));
     CHECK(e.find('\n') == std::string::npos);
   }

@@ -254,11 +254,11 @@ TEST_CASE("bad inputs: ListOps longer than --seq-len is refused, text cuts are c
   TrainConfig t;
   t.task = "listops", t.data = dir / "lo";
   ModelConfig m;
-  TaskData fitted = load_task(t, m, false);
+  TaskData fitted = load_task(t, m.model, std::nullopt);
+  apply_task_shape(m, fitted.shape);
   CHECK(m.max_len == longest_sequence(fitted.splits));
   CHECK(m.max_len > 150);
-  m.max_len = 128;
-  std::string e = error_of([&] { load_task(t, m, true); });
+  std::string e = error_of([&] { load_task(t, m.model, 128); });
   CHECK(contains(e, "more than --seq-len 128 (raise --seq-len to at least"));
   CHECK(contains(e, "nothing is cut"));
 

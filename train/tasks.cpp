@@ -271,31 +271,39 @@ int64_t default_steps(const TrainConfig& tc) {
   return info.default_steps ? info.default_steps(context_of(tc, 0)) : 2000;
 }
 
-TaskData load_task(const TrainConfig& tc, ModelConfig& mc, bool seq_len_given) {
+TaskData load_task(const TrainConfig& tc, const std::string& model, std::optional<int64_t> seq_len) {
   const TaskInfo& info = task_info(tc.task);
-  if (seq_len_given && (mc.max_len < 1 || mc.max_len > kMaxSeqLen))  // before any data is read or generated
-    fail("--seq-len must be in 1.." + std::to_string(kMaxSeqLen) + ", got " + std::to_string(mc.max_len));
+  if (seq_len && (*seq_len < 1 || *seq_len > kMaxSeqLen))  // before any data is read or generated
+    fail("--seq-len must be in 1.." + std::to_string(kMaxSeqLen) + ", got " + std::to_string(*seq_len));
   if (info.causal) {  // before any data is read
-    const AttentionInfo& a = attention_info(mc.model);
+    const AttentionInfo& a = attention_info(model);
     if (!a.causal_ok)
-      fail("task " + tc.task + " needs a causal model; '" + mc.model + "' has no causal form" +
+      fail("task " + tc.task + " needs a causal model; '" + model + "' has no causal form" +
            (a.why_not_causal.empty() ? "" : " (" + a.why_not_causal + ")"));
-    mc.causal = true;
   }
-  TaskData t = info.load(context_of(tc, seq_len_given ? mc.max_len : 0));
+  TaskData t = info.load(context_of(tc, seq_len.value_or(0)));
   if (t.splits.train.size() == 0) fail("task " + tc.task + ": the training split is empty");
   if (t.splits.val.size() == 0) fail("task " + tc.task + ": the validation split is empty");
-  mc.vocab = t.vocab ? t.vocab : t.splits.train.vocab_size;
-  mc.num_classes = t.num_classes ? t.num_classes : t.splits.train.num_classes;
-  mc.patch_dim = t.patch_dim;
-  mc.head = info.head;
-  if (!seq_len_given) mc.max_len = t.max_len;
-  if (double(tc.batch) * double(mc.max_len) > double(kMaxBatchTokens))
-    fail("--batch " + std::to_string(tc.batch) + " x --seq-len " + std::to_string(mc.max_len) +
+  TaskShape& s = t.shape;
+  s.vocab = t.vocab ? t.vocab : t.splits.train.vocab_size;
+  s.num_classes = t.num_classes ? t.num_classes : t.splits.train.num_classes;
+  s.patch_dim = t.patch_dim;
+  s.head = info.head;
+  s.causal = info.causal;
+  s.max_len = seq_len.value_or(t.max_len);
+  if (double(tc.batch) * double(s.max_len) > double(kMaxBatchTokens))
+    fail("--batch " + std::to_string(tc.batch) + " x --seq-len " + std::to_string(s.max_len) +
          " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");
   t.opts.batch = int(tc.batch);
-  t.opts.max_len = int(mc.max_len);
+  t.opts.max_len = int(s.max_len);
   return t;
+}
+
+void apply_task_shape(ModelConfig& mc, const TaskShape& s) {
+  mc.vocab = s.vocab, mc.num_classes = s.num_classes, mc.patch_dim = s.patch_dim;
+  mc.head = s.head;
+  mc.max_len = s.max_len;
+  if (s.causal) mc.causal = true;
 }
 
 }  // namespace az

@@ -10,6 +10,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,11 +50,23 @@ struct TaskContext {
   double number(const std::string& name) const;
 };
 
+// What a task decides about the model, from its data.  Configuration flows
+// one way: the flags give the model, the task answers with this, and
+// apply_task_shape folds the answer into the ModelConfig once.
+struct TaskShape {
+  int64_t vocab = 0, num_classes = 0, patch_dim = 0;
+  int64_t max_len = 0;          // the input length: --seq-len when given, else the task's
+  std::string head = "sequence";
+  bool causal = false;          // the task needs a causal model (lm)
+};
+
 // The splits, how they are batched, and the model's input view.
 struct TaskData {
   Splits splits;
   BatchOptions opts;  // batch size, max_len, patch view, augmentation
+  // A loader's answer (0: from the splits; max_len 0: the longest sequence); load_task resolves them into shape.
   int64_t vocab = 0, patch_dim = 0, num_classes = 0, max_len = 0;
+  TaskShape shape;
   // Appended to the validation and the test result lines (lm: its n-gram baselines on that split).
   std::string note_val, note_test;
 };
@@ -132,9 +145,14 @@ const TaskInfo& task_info(const std::string& name);  // throws listing the valid
 // Checks tc.task_args against the task's options (one line naming the flag,
 // the value and what was expected) and fills in the defaults.
 std::map<std::string, std::string> task_settings(const TrainConfig& tc);
-// Loads (or generates) the task's data and fills mc.vocab, num_classes,
-// patch_dim, and mc.max_len unless seq_len_given.
-TaskData load_task(const TrainConfig& tc, ModelConfig& mc, bool seq_len_given);
+// Loads (or generates) the task's data for `model` at input length seq_len
+// (none: the task decides), after refusing a --seq-len out of range or a
+// model without the causal form a causal task needs; returns the data and
+// its TaskShape.  Refuses a batch of too many tokens.
+TaskData load_task(const TrainConfig& tc, const std::string& model, std::optional<int64_t> seq_len);
+// The task's answer into the model's configuration: vocab, classes, patch_dim,
+// head and max_len, and causal when the task needs it.
+void apply_task_shape(ModelConfig& mc, const TaskShape& s);
 int64_t default_steps(const TrainConfig& tc);
 
 // The image tasks' shared view (--input, --patch, --flip, --shift of image_view_options):

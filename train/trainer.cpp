@@ -203,14 +203,15 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     }
     if (steps > 0) tc_.steps = steps;  // --steps may extend a resumed run
     mc_ = ModelConfig::from_map(ck.model_config);
-    ro_.seq_len_given = true;
+    ro_.seq_len = mc_.max_len;
   }
   tc_.validate();
   metric_ = task_info(tc_.task).metric;
   rows_ = dist::rows_of(tc_.batch);
   if (dist::size() > 1) batch_shard() = {rows_.first, rows_.rows};  // dropout masks by global example
   if (tc_.out.empty()) tc_.out = "runs/" + tc_.task + "-" + mc_.model;
-  data_ = load_task(tc_, mc_, ro_.seq_len_given);
+  data_ = load_task(tc_, mc_.model, ro_.seq_len);
+  apply_task_shape(mc_, data_.shape);
   check_classes(tc_, data_.splits.train, ro_.resume.empty() ? "" : ro_.resume);
   tc_.class_names = data_.splits.train.class_names;
   global_rng().seed_with(tc_.seed);
@@ -527,7 +528,8 @@ EvalResult evaluate_checkpoint(const std::string& ckpt, const std::string& split
   TrainConfig tc = TrainConfig::from_map(c.train_config);
   ModelConfig mc = ModelConfig::from_map(c.model_config);
   if (!data_override.empty()) tc.data = data_override;
-  TaskData data = load_task(tc, mc, true);
+  TaskData data = load_task(tc, mc.model, mc.max_len);
+  apply_task_shape(mc, data.shape);
   check_classes(tc, data.splits.train, ckpt);
   SequenceClassifier model(mc);
   load_into(model.named_parameters(), c.params, "parameter", ckpt);

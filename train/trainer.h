@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -46,7 +47,7 @@ struct RunOptions {
   int64_t stop_after = 0;    // stop (and save last.ckpt) after this step; 0 = run to the end
   bool profile = false;      // print per-op timings at the end
   bool quiet = false;        // no progress line
-  bool seq_len_given = false;
+  std::optional<int64_t> seq_len;  // --seq-len; none: the task decides (on --resume: the checkpoint's)
   // The command line's run-directory rule: a fresh run refuses a directory that
   // already holds one (naming --resume and --force); force replaces it.
   bool protect_run_dir = false, force = false;

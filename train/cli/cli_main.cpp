@@ -221,7 +221,6 @@ int cmd_train(const std::vector<std::string>& given_args) {
   if (ro.stop_after < 0) fail("train: --stop-after must not be negative");
   ro.profile = f.on("profile");
   ro.quiet = f.on("quiet");
-  ro.seq_len_given = f.has("seq-len");
   ro.protect_run_dir = true;
   ro.force = f.on("force");
   Anomaly::enabled = f.on("detect-anomaly");
@@ -229,6 +228,7 @@ int cmd_train(const std::vector<std::string>& given_args) {
   if (!ro.resume.empty() && !f.has("steps")) tc.steps = 0;  // keep the checkpoint's
   if (ro.resume.empty() && !f.has("steps")) tc.steps = default_steps(tc);
   ModelConfig mc = model_from_flags(f, ModelConfig());
+  if (f.has("seq-len")) ro.seq_len = mc.max_len;  // else the task decides
   Trainer t(tc, mc, ro);
   RunResult r = t.run();
   std::string dir = f.str("out", "runs/" + tc.task + "-" + mc.model);

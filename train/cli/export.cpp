@@ -80,7 +80,8 @@ int cmd_export(const std::vector<std::string>& args) {
               mc.model.c_str(), (long long)model.num_parameters(), out.c_str());
   if (!f.has("data-out")) return 0;
   if (f.has("data")) tc.data = f.str("data", "");
-  TaskData data = load_task(tc, mc, true);
+  TaskData data = load_task(tc, mc.model, mc.max_len);
+  apply_task_shape(mc, data.shape);
   std::string split = f.str("split", "test");
   const Dataset* d = split == "test" ? &data.splits.test : split == "val" ? &data.splits.val
                      : split == "train" ? &data.splits.train : nullptr;

@@ -53,7 +53,8 @@ int cmd_attnmap(const std::vector<std::string>& args) {
   if (ext != ".png" && ext != ".svg") fail("attnmap: --out " + out + " must end in .png or .svg (both are written)");
   if (!fs::is_directory(dir)) fail("attnmap: cannot write " + out + ": write failed (no directory " + dir + ")");
   if (f.has("data")) tc.data = f.str("data", "");
-  TaskData data = load_task(tc, mc, true);
+  TaskData data = load_task(tc, mc.model, mc.max_len);
+  apply_task_shape(mc, data.shape);
   std::string split = f.str("split", "test");
   const Dataset* d = split == "test" ? &data.splits.test : split == "val" ? &data.splits.val
                      : split == "train" ? &data.splits.train : nullptr;
