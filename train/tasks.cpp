@@ -15,6 +15,8 @@
 
 namespace az {
 
+const char* metric_name(Metric m) { return m == Metric::kBitsPerByte ? "bits_per_byte" : "accuracy"; }
+
 LraRow lra_row(LraData data, const std::string& flags) {
   LraRow r;
   r.data = std::move(data);

@@ -73,7 +73,9 @@ struct TaskData {
 
 // Heads (train/model.h): "sequence" (pool -> linear), "pair" (one encoder on
 // two sequences, LRA's [u, v, u*v, u-v] -> MLP), "token" (logits at every position).
-// Metrics: "accuracy", or "bits_per_byte" (mean cross-entropy in bits, per position).
+// Metrics: accuracy, or bits per byte (mean cross-entropy in bits, per position; lower is better).
+enum class Metric { kAccuracy, kBitsPerByte };
+const char* metric_name(Metric m);  // "accuracy", "bits_per_byte" (as --help prints it)
 
 // A task's data as the LRA harness writes it once per sweep and every cell reads it.
 struct LraData {
@@ -124,7 +126,8 @@ struct TaskInfo {
   std::string name, summary;
   std::vector<TaskOption> options;
   std::function<TaskData(const TaskContext&)> load;
-  std::string head = "sequence", metric = "accuracy";
+  std::string head = "sequence";
+  Metric metric = Metric::kAccuracy;
   // The model must be causal (lm): load_task sets --causal, and refuses a model without a causal form.
   bool causal = false;
   // Train and model flags this task sets where the command line gives none (not on --resume):

@@ -446,7 +446,7 @@ void Trainer::validate_and_save(double t0) {
   if (tty_) std::fprintf(stderr, "\n");
   if (dist::is_root())
     std::fprintf(stderr, "step %lld: validation %s %.4f, loss %.4f%s%s\n", (long long)step_,
-                 metric_ == "bits_per_byte" ? "bits per byte" : "accuracy", metric_ == "bits_per_byte" ? -score : v.accuracy,
+                 metric_ == Metric::kBitsPerByte ? "bits per byte" : "accuracy", metric_ == Metric::kBitsPerByte ? -score : v.accuracy,
                  v.loss, best ? " (best so far)" : "", data_.note_val.c_str());
   std::map<std::string, double> line = usage();
   line.insert({{"step", double(step_)}, {"val_acc", v.accuracy}, {"val_loss", v.loss}, {"elapsed", elapsed_before_ + now() - t0}});

@@ -33,7 +33,7 @@ struct EvalResult {
   double accuracy = 0, loss = 0;  // loss: mean cross-entropy (nats) per example, or per target position
   int64_t examples = 0;           // examples, or target positions for the token head
   // What the best checkpoint maximises: accuracy, or minus bits per byte.
-  double score(const std::string& metric) const { return metric == "bits_per_byte" ? -loss / std::log(2.0) : accuracy; }
+  double score(Metric metric) const { return metric == Metric::kBitsPerByte ? -loss / std::log(2.0) : accuracy; }
 };
 
 // Training stopped because it diverged (a non-finite loss, gradient, parameter or
@@ -115,7 +115,7 @@ class Trainer {
   Schedule sched_;
   int64_t step_ = 0, best_step_ = -1;
   double best_val_ = -1;
-  std::string metric_ = "accuracy";  // the task's
+  Metric metric_ = Metric::kAccuracy;  // the task's
   bool tty_ = false;
   // the running means the progress line and metrics.jsonl show, since the last log line
   double loss_sum_ = 0, acc_sum_ = 0;

@@ -147,7 +147,7 @@ std::string train_help() {
   h += "tasks (the default --steps is 2000, or 500 where examples are ~1K tokens):\n";
   for (auto& t : task_names()) {
     const TaskInfo& i = task_info(t);
-    h += "  " + t + ": " + i.summary + " [" + i.head + " head, " + i.metric + "]\n";
+    h += "  " + t + ": " + i.summary + " [" + i.head + " head, " + metric_name(i.metric) + "]\n";
     if (!i.flag_defaults.empty()) {
       h += "    its defaults:";
       for (auto& [flag, value] : i.flag_defaults) h += " --" + flag + " " + value;
@@ -242,7 +242,7 @@ int cmd_train(const std::vector<std::string>& given_args) {
                 f.str("out", "runs/" + tc.task + "-" + mc.model).c_str());
     return 0;
   }
-  if (task.metric == "bits_per_byte")
+  if (task.metric == Metric::kBitsPerByte)
     std::printf("test bits per byte %.4f%s, best validation %.4f at step %lld, %.1f s of training\n",
                 r.test_loss / std::log(2.0), t.data().note_test.c_str(), -r.best_val, (long long)r.best_step, r.seconds);
   else
@@ -260,7 +260,7 @@ int cmd_eval(const std::vector<std::string>& args) {
   if (!f.has("ckpt")) fail("eval: --ckpt CKPT is required");
   std::string split = f.str("split", "test");
   EvalResult r = evaluate_checkpoint(f.str("ckpt", ""), split, f.str("data", ""));
-  if (task_info(TrainConfig::from_map(load_checkpoint(f.str("ckpt", "")).train_config).task).metric == "bits_per_byte")
+  if (task_info(TrainConfig::from_map(load_checkpoint(f.str("ckpt", "")).train_config).task).metric == Metric::kBitsPerByte)
     return std::printf("%s bits per byte %.4f over %lld predicted bytes\n", split.c_str(), r.loss / std::log(2.0),
                        (long long)r.examples), 0;
   std::printf("%s accuracy %.4f, loss %.4f over %lld examples\n", split.c_str(), r.accuracy, r.loss,

@@ -34,7 +34,7 @@ std::vector<std::string> lra_task_model_args(const std::string& task, const std:
   return args;
 }
 
-bool lra_lower_is_better(const std::string& task) { return task_info(task).metric == "bits_per_byte"; }
+bool lra_lower_is_better(const std::string& task) { return task_info(task).metric == Metric::kBitsPerByte; }
 
 double lra_value(const JsonObject& record, const std::string& task) {
   if (lra_lower_is_better(task)) return json_number(record, "test_bits_per_byte", NAN);

@@ -152,7 +152,7 @@ TaskInfo info() {
                int_option("baselines", 1, 0, 1, "fit and print the unigram and n-gram baselines")};
   i.load = load;
   i.head = "token";
-  i.metric = "bits_per_byte";
+  i.metric = Metric::kBitsPerByte;
   i.causal = true;
   i.cli.token_name = [](int32_t id) {
     int ch = id - 1;  // bytes are value + 1
