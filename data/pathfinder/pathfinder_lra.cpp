@@ -1,7 +1,7 @@
 // Linsley's snakes generator with LRA's Pathfinder-32 arguments; see
 // pathfinder_lra.h for the construction and where it departs from snakes2.py.
 // Cost per image: a few hundred paddle placements of a 9x9 patch each, plus
-// one occupancy scan of the S x S mask per seed (~4,000 images/s of CPU time
+// one occupancy scan of the S x S mask per seed (~3,500 images/s of CPU time
 // on one core of a Xeon Sapphire Rapids).
 #include "data/pathfinder/pathfinder_lra.h"
 
