@@ -1,0 +1,101 @@
+# chart-image.svg and chart-image.png, written by attnzoo; rerun with `gnuplot chart-image.gp` in this folder.
+$f0 << EOD
+"full" 0.4228 77.1167 7 1.10943
+"flash" 1.0498 76.1 1.37625 0
+EOD
+$f1 << EOD
+"bigbird" 3.2823 78.0333 2.02453 0.941187
+"local" 6.6331 77.0833 1.54717 1.14054
+EOD
+$f2 << EOD
+"compressed" 2.1489 79.8 1.42402 0
+"efficient" 12.379 77.4 1.3543 0
+"linear" 8.3155 71.9167 1.36165 1.10038
+"linformer" 3.836 82.9 1.66584 0.34641
+"performer" 5.9607 77.6667 1.62235 1.11841
+EOD
+$f3 << EOD
+"fnet" 19.1207 72.25 1.10067 0
+"mixer" 16.6036 78.6667 1.13573 0.814453
+EOD
+$f4 << EOD
+"reformer" 2.5903 70.45 1.7434 0.61441
+"sinkhorn" 5.8349 77.9833 1.63932 0.63705
+EOD
+
+set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
+set output 'chart-image.svg'
+set title "Image on this CPU (preset mini)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 64), log scale"
+set ylabel "test accuracy (%): Image"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.234889:34.4173]
+set yrange [2.38643:91.91]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
+set label 1 "full" at 0.4228,77.1167 center offset char 0,2.31429 front
+set label 2 "bigbird" at 3.2823,78.0333 center offset char 0,1.17703 front
+set label 3 "compressed" at 2.1489,79.8 center offset char 0,1.03978 front
+set label 4 "efficient" at 12.379,77.4 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,76.1 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,72.25 center offset char 0,0.965867 front
+set label 7 "linear" at 8.3155,71.9167 center offset char 0,1.02552 front
+set label 8 "linformer" at 3.836,82.9 center offset char 0,1.09505 front
+set label 9 "local" at 6.6331,77.0833 center offset char 3.77871,0 front
+set label 10 "mixer" at 16.6036,78.6667 center offset char 3.59062,0 front
+set label 11 "performer" at 5.9607,77.6667 center offset char 0,1.08511 front
+set label 12 "reformer" at 2.5903,70.45 center offset char 0,1.11278 front
+set label 13 "sinkhorn" at 5.8349,77.9833 center offset char -5.32083,-1.08899 front
+set arrow from graph 0, first 11.05 to graph 1, first 11.05 nohead dt 2 lc rgb '#888888'
+set label 14 "chance (majority class)" at graph 0.01, first 11.05 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle
+
+unset output
+set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
+set output 'chart-image.png'
+set title "Image on this CPU (preset mini)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 64), log scale"
+set ylabel "test accuracy (%): Image"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.234889:34.4173]
+set yrange [2.38643:91.91]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
+set label 1 "full" at 0.4228,77.1167 center offset char 0,2.31429 front
+set label 2 "bigbird" at 3.2823,78.0333 center offset char 0,1.17703 front
+set label 3 "compressed" at 2.1489,79.8 center offset char 0,1.03978 front
+set label 4 "efficient" at 12.379,77.4 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,76.1 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,72.25 center offset char 0,0.965867 front
+set label 7 "linear" at 8.3155,71.9167 center offset char 0,1.02552 front
+set label 8 "linformer" at 3.836,82.9 center offset char 0,1.09505 front
+set label 9 "local" at 6.6331,77.0833 center offset char 3.77871,0 front
+set label 10 "mixer" at 16.6036,78.6667 center offset char 3.59062,0 front
+set label 11 "performer" at 5.9607,77.6667 center offset char 0,1.08511 front
+set label 12 "reformer" at 2.5903,70.45 center offset char 0,1.11278 front
+set label 13 "sinkhorn" at 5.8349,77.9833 center offset char -5.32083,-1.08899 front
+set arrow from graph 0, first 11.05 to graph 1, first 11.05 nohead dt 2 lc rgb '#888888'
+set label 14 "chance (majority class)" at graph 0.01, first 11.05 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle
+
+unset output

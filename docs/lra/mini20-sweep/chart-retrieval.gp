@@ -1,0 +1,92 @@
+# chart-retrieval.svg and chart-retrieval.png, written by attnzoo; rerun with `gnuplot chart-retrieval.gp` in this folder.
+$f0 << EOD
+"full" 0.4228 53.9049 7 0.112298
+"flash" 1.0498 53.9898 1.37625 0
+EOD
+$f1 << EOD
+"bigbird" 3.2823 54.2869 2.02453 1.14207
+"local" 6.6331 55.0509 1.54717 2.12054
+EOD
+$f2 << EOD
+"linear" 8.3155 51.1602 1.36165 1.10791
+"linformer" 3.836 50.1698 1.66584 0.306074
+"performer" 5.9607 52.3628 1.62235 1.27923
+EOD
+$f3 << EOD
+"mixer" 16.6036 50.382 1.13573 0.556659
+EOD
+$f4 << EOD
+"reformer" 2.5903 52.0939 1.7434 2.18141
+"sinkhorn" 5.8349 50.1132 1.63932 1.34647
+EOD
+
+set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
+set output 'chart-retrieval.svg'
+set title "Retrieval on this CPU (preset mini)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 64), log scale"
+set ylabel "test accuracy (%): Retrieval"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.234889:29.8865]
+set yrange [45.7667:60.1715]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
+set label 1 "full" at 0.4228,53.9049 center offset char 0,2.31429 front
+set label 2 "bigbird" at 3.2823,54.2869 center offset char 0,1.17703 front
+set label 3 "flash" at 1.0498,53.9898 center offset char 0,1.02886 front
+set label 4 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
+set label 5 "linformer" at 3.836,50.1698 center offset char 0,1.09505 front
+set label 6 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
+set label 7 "mixer" at 16.6036,50.382 center offset char 0,0.973881 front
+set label 8 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
+set label 9 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
+set label 10 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
+set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
+set label 11 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle
+
+unset output
+set terminal pngcairo size 1100,650 noenhanced font 'Helvetica,11' background rgb 'white'
+set output 'chart-retrieval.png'
+set title "Retrieval on this CPU (preset mini)"
+set xlabel "training steps/s at 4096 tokens (attnzoo bench, batch 2, 2 layer(s), dim 64), log scale"
+set ylabel "test accuracy (%): Retrieval"
+set grid
+set key outside right top title "family (bubble area: peak memory at 4K)"
+set logscale x
+set xrange [0.234889:29.8865]
+set yrange [45.7667:60.1715]
+set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
+set label 1 "full" at 0.4228,53.9049 center offset char 0,2.31429 front
+set label 2 "bigbird" at 3.2823,54.2869 center offset char 0,1.17703 front
+set label 3 "flash" at 1.0498,53.9898 center offset char 0,1.02886 front
+set label 4 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
+set label 5 "linformer" at 3.836,50.1698 center offset char 0,1.09505 front
+set label 6 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
+set label 7 "mixer" at 16.6036,50.382 center offset char 0,0.973881 front
+set label 8 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
+set label 9 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
+set label 10 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
+set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
+set label 11 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
+     $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
+     $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
+     $f1 using 2:3:4 with points pt 7 ps variable lc rgb '#702ca02c' title "fixed", $f1 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#2ca02c' notitle, \
+     $f2 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#9467bd' notitle, \
+     $f2 using 2:3:4 with points pt 7 ps variable lc rgb '#709467bd' title "low-rank/kernel", $f2 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#9467bd' notitle, \
+     $f3 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#8c564b' notitle, \
+     $f3 using 2:3:4 with points pt 7 ps variable lc rgb '#708c564b' title "attention-free", $f3 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#8c564b' notitle, \
+     $f4 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#ff7f0e' notitle, \
+     $f4 using 2:3:4 with points pt 7 ps variable lc rgb '#70ff7f0e' title "learned", $f4 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#ff7f0e' notitle
+
+unset output
