@@ -5,14 +5,20 @@ $f0 << EOD
 EOD
 $f1 << EOD
 "bigbird" 3.2823 54.2869 2.02453 1.14207
+"global" 10.6246 58.2343 1.37737 0
 "local" 6.6331 55.0509 1.54717 2.12054
+"longformer" 6.0202 54.1171 1.57035 0
 EOD
 $f2 << EOD
+"compressed" 2.1489 50.5518 1.42402 0
+"efficient" 12.379 50.3396 1.3543 0
 "linear" 8.3155 51.1602 1.36165 1.10791
 "linformer" 3.836 50.1698 1.66584 0.306074
 "performer" 5.9607 52.3628 1.62235 1.27923
 EOD
 $f3 << EOD
+"fnet" 19.1207 49.9151 1.10067 0
+"gmlp" 0.796 49.1935 3.2061 0
 "mixer" 16.6036 50.382 1.13573 0.556659
 EOD
 $f4 << EOD
@@ -28,21 +34,27 @@ set ylabel "test accuracy (%): Retrieval"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.234889:29.8865]
-set yrange [45.7667:60.1715]
+set xrange [0.234889:34.4173]
+set yrange [45.7667:61.2343]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
 set label 1 "full" at 0.4228,53.9049 center offset char 0,2.31429 front
 set label 2 "bigbird" at 3.2823,54.2869 center offset char 0,1.17703 front
-set label 3 "flash" at 1.0498,53.9898 center offset char 0,1.02886 front
-set label 4 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
-set label 5 "linformer" at 3.836,50.1698 center offset char 0,1.09505 front
-set label 6 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
-set label 7 "mixer" at 16.6036,50.382 center offset char 0,0.973881 front
-set label 8 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
-set label 9 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
-set label 10 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
+set label 3 "compressed" at 2.1489,50.5518 center offset char 0,1.03978 front
+set label 4 "efficient" at 12.379,50.3396 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,53.9898 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,49.9151 center offset char 0,0.965867 front
+set label 7 "global" at 10.6246,58.2343 center offset char 0,1.02911 front
+set label 8 "gmlp" at 0.796,49.1935 center offset char 0,1.44711 front
+set label 9 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
+set label 10 "linformer" at 3.836,50.1698 center offset char 0,1.09505 front
+set label 11 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
+set label 12 "longformer" at 6.0202,54.1171 center offset char 0,1.07322 front
+set label 13 "mixer" at 16.6036,50.382 center offset char 3.59062,0.973881 front
+set label 14 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
+set label 15 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
+set label 16 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 11 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 17 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
@@ -63,21 +75,27 @@ set ylabel "test accuracy (%): Retrieval"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.234889:29.8865]
-set yrange [45.7667:60.1715]
+set xrange [0.234889:34.4173]
+set yrange [45.7667:61.2343]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
 set label 1 "full" at 0.4228,53.9049 center offset char 0,2.31429 front
 set label 2 "bigbird" at 3.2823,54.2869 center offset char 0,1.17703 front
-set label 3 "flash" at 1.0498,53.9898 center offset char 0,1.02886 front
-set label 4 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
-set label 5 "linformer" at 3.836,50.1698 center offset char 0,1.09505 front
-set label 6 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
-set label 7 "mixer" at 16.6036,50.382 center offset char 0,0.973881 front
-set label 8 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
-set label 9 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
-set label 10 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
+set label 3 "compressed" at 2.1489,50.5518 center offset char 0,1.03978 front
+set label 4 "efficient" at 12.379,50.3396 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,53.9898 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,49.9151 center offset char 0,0.965867 front
+set label 7 "global" at 10.6246,58.2343 center offset char 0,1.02911 front
+set label 8 "gmlp" at 0.796,49.1935 center offset char 0,1.44711 front
+set label 9 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
+set label 10 "linformer" at 3.836,50.1698 center offset char 0,1.09505 front
+set label 11 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
+set label 12 "longformer" at 6.0202,54.1171 center offset char 0,1.07322 front
+set label 13 "mixer" at 16.6036,50.382 center offset char 3.59062,0.973881 front
+set label 14 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
+set label 15 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
+set label 16 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 11 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 17 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
