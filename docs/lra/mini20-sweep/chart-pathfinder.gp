@@ -1,17 +1,21 @@
 # chart-pathfinder.svg and chart-pathfinder.png, written by attnzoo; rerun with `gnuplot chart-pathfinder.gp` in this folder.
 $f0 << EOD
 "full" 0.4228 49.6833 7 0.548483
+"flash" 1.0498 50 1.37625 0
 EOD
 $f1 << EOD
 "bigbird" 3.2823 50.05 2.02453 0.0866025
 "local" 6.6331 49.95 1.54717 0.0866025
 EOD
 $f2 << EOD
+"compressed" 2.1489 50 1.42402 0
+"efficient" 12.379 50 1.3543 0
 "linear" 8.3155 50.1 1.36165 0.173205
 "linformer" 3.836 50.3 1.66584 0.47697
 "performer" 5.9607 50.2167 1.62235 0.202073
 EOD
 $f3 << EOD
+"fnet" 19.1207 50 1.10067 0
 "mixer" 16.6036 50.2167 1.13573 0.25658
 EOD
 $f4 << EOD
@@ -27,20 +31,24 @@ set ylabel "test accuracy (%): Pathfinder"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.234889:29.8865]
+set xrange [0.234889:34.4173]
 set yrange [46.1349:53.777]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
 set label 1 "full" at 0.4228,49.6833 center offset char 0,2.31429 front
 set label 2 "bigbird" at 3.2823,50.05 center offset char 0,-1.17703 front
-set label 3 "linear" at 8.3155,50.1 center offset char 0,1.02552 front
-set label 4 "linformer" at 3.836,50.3 center offset char 0,1.09505 front
-set label 5 "local" at 6.6331,49.95 center offset char 0,-1.06792 front
-set label 6 "mixer" at 16.6036,50.2167 center offset char 0,0.973881 front
-set label 7 "performer" at 5.9607,50.2167 center offset char -5.81308,-1 front
-set label 8 "reformer" at 2.5903,50 center offset char 0,1.11278 front
-set label 9 "sinkhorn" at 5.8349,50.1833 center offset char 0,1.08899 front
+set label 3 "compressed" at 2.1489,50 center offset char 0,1.03978 front
+set label 4 "efficient" at 12.379,50 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,50 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,50 center offset char 0,0.965867 front
+set label 7 "linear" at 8.3155,50.1 center offset char 0,1.02552 front
+set label 8 "linformer" at 3.836,50.3 center offset char 0,1.09505 front
+set label 9 "local" at 6.6331,49.95 center offset char 0,-1.06792 front
+set label 10 "mixer" at 16.6036,50.2167 center offset char 0,0.973881 front
+set label 11 "performer" at 5.9607,50.2167 center offset char -5.81308,-1 front
+set label 12 "reformer" at 2.5903,50 center offset char -5.36841,-1.11278 front
+set label 13 "sinkhorn" at 5.8349,50.1833 center offset char 0,1.08899 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 10 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 14 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
@@ -61,20 +69,24 @@ set ylabel "test accuracy (%): Pathfinder"
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.234889:29.8865]
+set xrange [0.234889:34.4173]
 set yrange [46.1349:53.777]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
 set label 1 "full" at 0.4228,49.6833 center offset char 0,2.31429 front
 set label 2 "bigbird" at 3.2823,50.05 center offset char 0,-1.17703 front
-set label 3 "linear" at 8.3155,50.1 center offset char 0,1.02552 front
-set label 4 "linformer" at 3.836,50.3 center offset char 0,1.09505 front
-set label 5 "local" at 6.6331,49.95 center offset char 0,-1.06792 front
-set label 6 "mixer" at 16.6036,50.2167 center offset char 0,0.973881 front
-set label 7 "performer" at 5.9607,50.2167 center offset char -5.81308,-1 front
-set label 8 "reformer" at 2.5903,50 center offset char 0,1.11278 front
-set label 9 "sinkhorn" at 5.8349,50.1833 center offset char 0,1.08899 front
+set label 3 "compressed" at 2.1489,50 center offset char 0,1.03978 front
+set label 4 "efficient" at 12.379,50 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,50 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,50 center offset char 0,0.965867 front
+set label 7 "linear" at 8.3155,50.1 center offset char 0,1.02552 front
+set label 8 "linformer" at 3.836,50.3 center offset char 0,1.09505 front
+set label 9 "local" at 6.6331,49.95 center offset char 0,-1.06792 front
+set label 10 "mixer" at 16.6036,50.2167 center offset char 0,0.973881 front
+set label 11 "performer" at 5.9607,50.2167 center offset char -5.81308,-1 front
+set label 12 "reformer" at 2.5903,50 center offset char -5.36841,-1.11278 front
+set label 13 "sinkhorn" at 5.8349,50.1833 center offset char 0,1.08899 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 10 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 14 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \

@@ -8,6 +8,7 @@ $f1 << EOD
 "global" 10.6246 58.2343 1.37737 0
 "local" 6.6331 55.0509 1.54717 2.12054
 "longformer" 6.0202 54.1171 1.57035 0
+"strided" 7.3174 54.4992 1.45393 0
 EOD
 $f2 << EOD
 "compressed" 2.1489 50.5518 1.42402 0
@@ -15,6 +16,7 @@ $f2 << EOD
 "linear" 8.3155 51.1602 1.36165 1.10791
 "linformer" 3.836 50.1698 1.66584 0.306074
 "performer" 5.9607 52.3628 1.62235 1.27923
+"rfa" 4.2156 50 1.97844 0
 EOD
 $f3 << EOD
 "fnet" 19.1207 49.9151 1.10067 0
@@ -23,6 +25,7 @@ $f3 << EOD
 EOD
 $f4 << EOD
 "reformer" 2.5903 52.0939 1.7434 2.18141
+"routing" 3.5943 53.6503 1.42833 0
 "sinkhorn" 5.8349 50.1132 1.63932 1.34647
 EOD
 
@@ -48,13 +51,16 @@ set label 8 "gmlp" at 0.796,49.1935 center offset char 0,1.44711 front
 set label 9 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
 set label 10 "linformer" at 3.836,50.1698 center offset char 0,1.09505 front
 set label 11 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,54.1171 center offset char 0,1.07322 front
+set label 12 "longformer" at 6.0202,54.1171 center offset char 0,-1.07322 front
 set label 13 "mixer" at 16.6036,50.382 center offset char 3.59062,0.973881 front
 set label 14 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
 set label 15 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
-set label 16 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
+set label 16 "rfa" at 4.2156,50 center offset char 0,-1.1665 front
+set label 17 "routing" at 3.5943,53.6503 center offset char 0,-1.04076 front
+set label 18 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
+set label 19 "strided" at 7.3174,54.4992 center offset char 4.73608,0 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 17 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 20 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
@@ -89,13 +95,16 @@ set label 8 "gmlp" at 0.796,49.1935 center offset char 0,1.44711 front
 set label 9 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
 set label 10 "linformer" at 3.836,50.1698 center offset char 0,1.09505 front
 set label 11 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,54.1171 center offset char 0,1.07322 front
+set label 12 "longformer" at 6.0202,54.1171 center offset char 0,-1.07322 front
 set label 13 "mixer" at 16.6036,50.382 center offset char 3.59062,0.973881 front
 set label 14 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
 set label 15 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
-set label 16 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
+set label 16 "rfa" at 4.2156,50 center offset char 0,-1.1665 front
+set label 17 "routing" at 3.5943,53.6503 center offset char 0,-1.04076 front
+set label 18 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
+set label 19 "strided" at 7.3174,54.4992 center offset char 4.73608,0 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 17 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 20 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \

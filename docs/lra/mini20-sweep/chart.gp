@@ -8,6 +8,7 @@ $f1 << EOD
 "global" 10.6246 62.931 1.37737 0
 "local" 6.6331 60.8539 1.54717 3.87556
 "longformer" 6.0202 55.2384 1.57035 0
+"strided" 7.3174 51.9144 1.45393 0
 EOD
 $f2 << EOD
 "compressed" 2.1489 52.3166 1.42402 0
@@ -15,6 +16,7 @@ $f2 << EOD
 "linear" 8.3155 47.7804 1.36165 0.328509
 "linformer" 3.836 59.5569 1.66584 10.8726
 "performer" 5.9607 53.0076 1.62235 0.375386
+"rfa" 4.2156 47.9517 1.97844 0
 EOD
 $f3 << EOD
 "fnet" 19.1207 49.4634 1.10067 0
@@ -23,6 +25,7 @@ $f3 << EOD
 EOD
 $f4 << EOD
 "reformer" 2.5903 66.2309 1.7434 0.481799
+"routing" 3.5943 52.6451 1.42833 0
 "sinkhorn" 5.8349 55.4776 1.63932 2.77999
 EOD
 
@@ -50,11 +53,14 @@ set label 10 "linformer" at 3.836,59.5569 center offset char 0,1.09505 front
 set label 11 "local" at 6.6331,60.8539 center offset char 0,1.06792 front
 set label 12 "longformer" at 6.0202,55.2384 center offset char 0,1.07322 front
 set label 13 "mixer" at 16.6036,52.6764 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,53.0076 center offset char 0,-1.08511 front
+set label 14 "performer" at 5.9607,53.0076 center offset char 5.81308,1.08511 front
 set label 15 "reformer" at 2.5903,66.2309 center offset char 0,1.11278 front
-set label 16 "sinkhorn" at 5.8349,55.4776 center offset char 5.32083,-1.08899 front
+set label 16 "rfa" at 4.2156,47.9517 center offset char 0,1.1665 front
+set label 17 "routing" at 3.5943,52.6451 center offset char 0,1.04076 front
+set label 18 "sinkhorn" at 5.8349,55.4776 center offset char 0,2.08899 front
+set label 19 "strided" at 7.3174,51.9144 center offset char 0,-1.04661 front
 set arrow from graph 0, first 29.8025 to graph 1, first 29.8025 nohead dt 2 lc rgb '#888888'
-set label 17 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
+set label 20 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
@@ -91,11 +97,14 @@ set label 10 "linformer" at 3.836,59.5569 center offset char 0,1.09505 front
 set label 11 "local" at 6.6331,60.8539 center offset char 0,1.06792 front
 set label 12 "longformer" at 6.0202,55.2384 center offset char 0,1.07322 front
 set label 13 "mixer" at 16.6036,52.6764 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,53.0076 center offset char 0,-1.08511 front
+set label 14 "performer" at 5.9607,53.0076 center offset char 5.81308,1.08511 front
 set label 15 "reformer" at 2.5903,66.2309 center offset char 0,1.11278 front
-set label 16 "sinkhorn" at 5.8349,55.4776 center offset char 5.32083,-1.08899 front
+set label 16 "rfa" at 4.2156,47.9517 center offset char 0,1.1665 front
+set label 17 "routing" at 3.5943,52.6451 center offset char 0,1.04076 front
+set label 18 "sinkhorn" at 5.8349,55.4776 center offset char 0,2.08899 front
+set label 19 "strided" at 7.3174,51.9144 center offset char 0,-1.04661 front
 set arrow from graph 0, first 29.8025 to graph 1, first 29.8025 nohead dt 2 lc rgb '#888888'
-set label 17 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
+set label 20 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
