@@ -37,7 +37,7 @@ static std::string flag_of(std::string k) {
   return k;
 }
 
-std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConfig cfg) {
+void check_attention(const std::string& name, const AttentionConfig& cfg) {
   const AttentionInfo& info = attention_info(name);
   if (cfg.dim <= 0) fail("--dim must be positive, got " + std::to_string(cfg.dim));
   if (cfg.heads <= 0 || cfg.dim % cfg.heads)
@@ -56,6 +56,11 @@ std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConf
       fail("--" + flag_of(k) + " " + fmt("%g", v) + " out of range for model '" + name + "' (expected " + fmt("%g", it->lo) + " to " +
            fmt("%g", it->hi) + ")");
   }
+}
+
+std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConfig cfg) {
+  check_attention(name, cfg);
+  const AttentionInfo& info = attention_info(name);
   for (auto& k : info.knobs)
     if (!cfg.knobs.count(k.name)) cfg.knobs[k.name] = k.def;
   return info.make(cfg);

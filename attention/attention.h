@@ -86,8 +86,10 @@ struct RegisterAttention {
 };
 
 // Validates the configuration (dim, heads, knob names and ranges, causal
-// support) with one-line errors naming the flag and the valid values, fills
-// missing knobs with their defaults, and builds the variant.
+// support) with one-line errors naming the flag and the valid values.  The one
+// check of these, for make_attention and for ModelConfig::validate alike.
+void check_attention(const std::string& name, const AttentionConfig& cfg);
+// check_attention, then fills missing knobs with their defaults and builds the variant.
 std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConfig cfg);
 std::vector<std::string> attention_names();  // sorted
 const AttentionInfo& attention_info(const std::string& name);  // throws listing valid names

@@ -292,7 +292,7 @@ namespace {
 ModelConfig tiny_token_model(const std::string& pool) {
   ModelConfig mc;
   mc.model = "full", mc.dim = 16, mc.heads = 2, mc.layers = 1, mc.ffn = 16, mc.max_len = 16;
-  mc.vocab = 20, mc.num_classes = 20, mc.head = "token", mc.causal = true, mc.pool = pool;
+  mc.vocab = 20, mc.num_classes = 20, mc.head = Head::kToken, mc.causal = true, mc.pool = choice_from<Pool>(pool);
   return mc;
 }
 Dataset token_data() {

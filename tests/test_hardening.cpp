@@ -307,6 +307,19 @@ TEST_CASE("a checksum-valid checkpoint with hostile contents is refused with one
   CHECK(contains(error_of([&] { ModelConfig::from_map(mmap); }), "'dim' is not a number"));
   mmap["dim"] = "1000000";
   CHECK(contains(error_of([&] { ModelConfig::from_map(mmap).validate(); }), "--dim 1000000 is too large"));
+  // choices are enums inside: a checkpoint's text is parsed once, round-trips, and an unknown one is named
+  m.head = Head::kPair, m.pool = Pool::kCls, m.positions = Positions::kSinusoidal;
+  mmap = m.to_map();
+  CHECK(mmap["head"] == "pair");
+  CHECK(mmap["pool"] == "cls");
+  CHECK(mmap["positions"] == "sinusoidal");
+  ModelConfig back = ModelConfig::from_map(mmap);
+  CHECK(back.head == Head::kPair);
+  CHECK(back.pool == Pool::kCls);
+  CHECK(back.positions == Positions::kSinusoidal);
+  mmap["head"] = "tokens";
+  CHECK(error_of([&] { ModelConfig::from_map(mmap); }) ==
+        "model configuration: head must be sequence, pair or token, got 'tokens'");
   auto tmap = tiny_run("x").to_map();
   tmap["batch"] = "-1e200";
   CHECK(contains(error_of([&] { TrainConfig::from_map(tmap); }), "'batch' is not a number of sane size"));
@@ -404,7 +417,7 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"train --ffn -1", "--ffn must be positive, got -1"},
       {"train --heads 0", "--heads must be positive, got 0"},
       {"train --heads -4", "--heads must be positive, got -4"},
-      {"train --heads 128 --dim 64", "--heads 128 must divide --dim 64"},
+      {"train --heads 128 --dim 64", "--heads 128 must be positive and divide --dim 64"},
       {"train --heads 1.5", "--heads expects an integer, got '1.5'"},
       // train: numbers
       {"train --lr 1e39", "--lr must be finite, got inf"},
@@ -510,7 +523,7 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"bench --warmup 1e7", "--steps and --warmup must be at most 1000000"},
       {"bench --warmup -1", "--warmup not negative"},
       {"bench --batch 0", "--batch and --steps must be positive"},
-      {"bench --dim 7 --heads 2", "--heads 2 must divide --dim 7"},
+      {"bench --dim 7 --heads 2", "--heads 2 must be positive and divide --dim 7"},
       {"bench --heads 0", "--heads must be positive, got 0"},
       {"bench --ffn 0", "--ffn must be positive, got 0"},
       {"bench --dropout 2", "--dropout must be in [0,1)"},

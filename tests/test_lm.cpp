@@ -89,7 +89,7 @@ std::unique_ptr<SequenceClassifier> lm_model(const std::string& name, std::map<s
   global_rng().seed_with(3);
   ModelConfig m;
   m.model = name, m.knobs = knobs.count("-") ? small_knobs(name) : knobs;
-  m.vocab = 257, m.num_classes = kByteClasses, m.head = "token", m.causal = true;
+  m.vocab = 257, m.num_classes = kByteClasses, m.head = Head::kToken, m.causal = true;
   m.max_len = 40, m.dim = 16, m.heads = 2, m.layers = 2, m.ffn = 32, m.dropout = 0, m.short_conv = short_conv;
   auto model = std::make_unique<SequenceClassifier>(m);
   Rng init(11);
@@ -147,7 +147,7 @@ TEST_CASE("every causal variant: changing the tokens after t leaves every logit 
 
 TEST_CASE("the causality check catches a model that sees the future") {
   ModelConfig m;
-  m.vocab = 257, m.num_classes = kByteClasses, m.head = "token", m.causal = false;
+  m.vocab = 257, m.num_classes = kByteClasses, m.head = Head::kToken, m.causal = false;
   m.max_len = 40, m.dim = 16, m.heads = 2, m.layers = 1, m.ffn = 16, m.dropout = 0;
   SequenceClassifier model(m);
   model.eval();

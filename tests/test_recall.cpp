@@ -164,10 +164,10 @@ TEST_CASE("mqar: bad options are refused in one line naming the flag") {
 TEST_CASE("the token head's logits at the target positions alone: the loss and gradients of logits everywhere") {
   ModelConfig m;
   m.dim = 8, m.heads = 2, m.layers = 2, m.ffn = 16, m.max_len = 12, m.vocab = 20, m.num_classes = 20;
-  m.dropout = 0, m.head = "token";
+  m.dropout = 0, m.head = Head::kToken;
   for (const char* pool : {"mean", "cls"}) {
     CAPTURE(pool);
-    m.pool = pool;
+    m.pool = choice_from<Pool>(pool);
     global_rng().seed_with(3);
     SequenceClassifier model(m);
     MqarConfig c = small(12, 2, 20);

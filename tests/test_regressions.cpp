@@ -230,7 +230,7 @@ TEST_CASE("pooling ignores padding: a padded example's logits equal the same exa
       CAPTURE(pool);
       global_rng().seed_with(5);
       ModelConfig mc = tiny_model();
-      mc.model = name, mc.knobs = knobs, mc.vocab = 10, mc.num_classes = 3, mc.max_len = 12, mc.pool = pool;
+      mc.model = name, mc.knobs = knobs, mc.vocab = 10, mc.num_classes = 3, mc.max_len = 12, mc.pool = choice_from<Pool>(pool);
       SequenceClassifier model(mc);
       model.eval();
       // example 0: 7 real tokens padded to 12; example 1: 12 real tokens

@@ -76,7 +76,7 @@ int run_self(const std::string& args, std::string* out) {
 ModelConfig small_model(const std::string& head) {
   ModelConfig m;
   m.dim = 8, m.heads = 2, m.layers = 1, m.ffn = 8, m.max_len = 8, m.vocab = 6, m.num_classes = 3;
-  m.dropout = 0, m.head = head;
+  m.dropout = 0, m.head = choice_from<Head>(head);
   return m;
 }
 

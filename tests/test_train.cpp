@@ -53,7 +53,7 @@ TEST_CASE("the classifier's forward and backward are gradient-checked (tokens, m
     b.tokens = {1, 2, 3, 4, 1, 2, 2, 3, 0, 0};
     b.pad_mask = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1};
     b.labels = {0, 2};
-    if (variant == 1) m.pool = "cls";
+    if (variant == 1) m.pool = Pool::kCls;
     if (variant == 2) {
       m.patch_dim = 3;
       b.patch_dim = 3;
@@ -250,7 +250,7 @@ TEST_CASE("the command line refuses bad input with one line and status 2") {
       {"train --batch 0", "--batch must be positive, got 0"},
       {"train --model nope", "unknown model 'nope' (valid: "},
       {"train --task nope --steps 1", "unknown task 'nope' (valid: image, image-folder, listops, lm, mqar, pathfinder, retrieval, text)"},
-      {"train --heads 3 --dim 64", "--heads 3 must divide --dim 64"},
+      {"train --heads 3 --dim 64", "--heads 3 must be positive and divide --dim 64"},
       {"train --dim 0", "--dim must be positive, got 0"},
       {"train --lr -1", "--lr must be positive"},
       {"train --dropout 1.5", "--dropout must be in [0,1)"},

@@ -104,6 +104,12 @@ TrainConfig TrainConfig::from_map(const std::map<std::string, std::string>& m) {
   return c;
 }
 
+void check_batch_tokens(int64_t batch, int64_t seq_len) {
+  if (batch > kMaxBatch || double(batch) * double(seq_len) > double(kMaxBatchTokens))
+    fail("--batch " + std::to_string(batch) + " x --seq-len " + std::to_string(seq_len) +
+         " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");
+}
+
 void TrainConfig::validate() const {
   auto positive = [](const char* flag, double v) {
     if (!(v > 0)) fail(std::string(flag) + " must be positive, got " + exact(v));

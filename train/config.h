@@ -16,6 +16,11 @@ constexpr int64_t kMaxBatchTokens = 1 << 24;    // --batch x --seq-len
 constexpr int64_t kMaxGenerated = 1000000;      // --n: pathfinder images generated
 constexpr int64_t kMaxImageSide = 4096;         // --patch, --image-size
 
+// --batch x --seq-len within kMaxBatchTokens (and --batch within kMaxBatch), or
+// one line naming both flags: the one check, for train (once the task has
+// decided the length) and bench alike.
+void check_batch_tokens(int64_t batch, int64_t seq_len);
+
 struct TrainConfig {
   std::string task = "listops";  // any name in the task registry (train/tasks.h)
   std::string data;              // --data PATH where the task reads files ("" = its default source)

@@ -22,9 +22,9 @@ namespace az {
 // ---- the decoder ------------------------------------------------------------------------
 LmDecoder::LmDecoder(SequenceClassifier& model) : model_(model) {
   const ModelConfig& c = model.config();
-  if (c.head != "token") fail("generate: the model has a " + c.head + " head; generation needs a language model (--task lm)");
+  if (c.head != Head::kToken) fail("generate: the model has a " + name_of(c.head) + " head; generation needs a language model (--task lm)");
   if (!c.causal) fail("generate: the model is not causal; generation needs a causal model (--task lm)");
-  if (c.pool == "cls" || c.patch_dim > 0) fail("generate: a model with a CLS token or patches cannot be decoded");
+  if (c.pool == Pool::kCls || c.patch_dim > 0) fail("generate: a model with a CLS token or patches cannot be decoded");
   model_.eval();
   reset();
 }

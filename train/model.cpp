@@ -45,6 +45,17 @@ ModelFlag text_row(const char* flag, const char* key, std::string ModelConfig::*
   return f;
 }
 
+// A choice held as an enum: the row's text is its name; a name not among them
+// is refused here, where it enters (a flag or a checkpoint).
+template <class E>
+ModelFlag enum_row(const char* flag, const char* key, E ModelConfig::*m, const char* help) {
+  ModelFlag f{flag, key, help, ModelFlag::kText, 0, 0, choice_names(E{}), ""};
+  std::string what = *flag ? std::string("--") + flag : std::string("model configuration: ") + key;
+  f.get = [m](const ModelConfig& c) { return name_of(c.*m); };
+  f.set = [m, what](ModelConfig& c, const std::string& v) { c.*m = choice_from<E>(v, what); };
+  return f;
+}
+
 std::vector<ModelFlag> make_rows() {
   constexpr int64_t k24 = int64_t(1) << 24;
   std::vector<ModelFlag> r = {
@@ -58,13 +69,13 @@ std::vector<ModelFlag> make_rows() {
               "K > 0: a causal depthwise convolution of width K on each mixer's input, with a skip (Zoology's short conv)"),
       fraction_row("dropout", "dropout", &ModelConfig::dropout, "dropout after each sublayer and in the FFN"),
       fraction_row("attn-dropout", "attn_dropout", &ModelConfig::attn_dropout, "dropout on attention weights"),
-      text_row("pool", "pool", &ModelConfig::pool, {"mean", "cls"}, "mean over non-padding positions, or a CLS token"),
-      text_row("positions", "positions", &ModelConfig::positions, {"learned", "sinusoidal"}, "position encoding"),
+      enum_row("pool", "pool", &ModelConfig::pool, "mean over non-padding positions, or a CLS token"),
+      enum_row("positions", "positions", &ModelConfig::positions, "position encoding"),
       // set by the task, saved in checkpoints, not flags
       int_row("", "vocab", &ModelConfig::vocab, 0, k24, "token vocabulary (id 0 = padding)"),
       int_row("", "patch_dim", &ModelConfig::patch_dim, 0, k24, "values per patch (> 0: patch inputs)"),
       int_row("", "num_classes", &ModelConfig::num_classes, 0, k24, "classes of the head"),
-      text_row("", "head", &ModelConfig::head, {"sequence", "pair", "token"}, "the task's head"),
+      enum_row("", "head", &ModelConfig::head, "the task's head"),
   };
   ModelFlag causal{"causal", "causal", "causal masking (the model's causal form)", ModelFlag::kSwitch, 0, 0, {}, ""};
   causal.get = [](const ModelConfig& c) { return std::string(c.causal ? "1" : "0"); };
@@ -82,13 +93,20 @@ std::vector<ModelFlag> make_rows() {
   return r;
 }
 
-std::string choices_text(const std::vector<std::string>& c) {
-  std::string s;
-  for (size_t i = 0; i < c.size(); ++i) s += (i ? (i + 1 == c.size() ? " or " : ", ") : "") + c[i];
-  return s;
-}
-
 }  // namespace
+
+const std::vector<std::string>& choice_names(Head) {
+  static const std::vector<std::string> n = {"sequence", "pair", "token"};
+  return n;
+}
+const std::vector<std::string>& choice_names(Pool) {
+  static const std::vector<std::string> n = {"mean", "cls"};
+  return n;
+}
+const std::vector<std::string>& choice_names(Positions) {
+  static const std::vector<std::string> n = {"learned", "sinusoidal"};
+  return n;
+}
 
 const std::vector<ModelFlag>& model_flags() {
   static const std::vector<ModelFlag> rows = make_rows();
@@ -120,6 +138,8 @@ ModelConfig ModelConfig::from_map(const std::map<std::string, std::string>& m) {
   return c;
 }
 
+static AttentionConfig attention_config(const ModelConfig& c);
+
 void ModelConfig::validate() const {
   attention_info(model);  // throws for an unknown model, listing the valid ones
   for (auto& f : model_flags()) {
@@ -134,11 +154,7 @@ void ModelConfig::validate() const {
     } else if (f.kind == ModelFlag::kFraction) {
       double v = std::stod(f.get(*this));
       if (!(v >= 0 && v < 1)) fail(name + " must be in [0,1), got " + std::to_string(float(v)));
-    } else if (f.kind == ModelFlag::kText && !f.choices.empty()) {
-      std::string v = f.get(*this);
-      if (std::find(f.choices.begin(), f.choices.end(), v) == f.choices.end())
-        fail(name + " must be " + choices_text(f.choices) + ", got '" + v + "'");
-    }
+    }  // kText with choices: an enum, refused where it entered (enum_row)
   }
   // Parameters, gradients and two Adam moments: 16 bytes a parameter.  Refuse
   // what cannot fit in memory here rather than be killed half-way through.
@@ -150,8 +166,8 @@ void ModelConfig::validate() const {
          std::to_string(int64_t(params / 1e6)) + "M parameters, more than this machine's " +
          std::to_string(int64_t(ram / 1e9)) + " GB of memory can train");
   if (num_classes < 2) fail("the task needs at least 2 classes, got " + std::to_string(num_classes));
-  if (dim % heads) fail("--heads " + std::to_string(heads) + " must divide --dim " + std::to_string(dim));
   if (patch_dim <= 0 && vocab <= 1) fail("model needs a token vocabulary or a patch size");
+  check_attention(model, attention_config(*this));  // --heads divides --dim, the knobs' ranges, the causal form
 }
 
 // ---- blocks ------------------------------------------------------------------------------
@@ -159,7 +175,7 @@ static AttentionConfig attention_config(const ModelConfig& c) {
   AttentionConfig a;
   a.dim = c.dim;
   a.heads = c.heads;
-  a.max_len = c.max_len + (c.pool == "cls" ? 1 : 0);
+  a.max_len = c.max_len + (c.pool == Pool::kCls ? 1 : 0);
   a.causal = c.causal;
   a.dropout = c.attn_dropout;
   a.knobs = c.knobs;
@@ -191,16 +207,16 @@ Tensor Block::forward(const Tensor& x, const Tensor& key_pad) {
 // ---- the classifier ------------------------------------------------------------------------
 SequenceClassifier::SequenceClassifier(const ModelConfig& c) : cfg_(c) {
   c.validate();
-  int64_t positions = c.max_len + (c.pool == "cls" ? 1 : 0);
+  int64_t positions = c.max_len + (c.pool == Pool::kCls ? 1 : 0);
   if (c.patch_dim > 0) patch_ = register_module("patch", std::make_shared<Linear>(c.patch_dim, c.dim));
   else tok_ = register_module("embed", std::make_shared<Embedding>(c.vocab, c.dim));
-  if (c.positions == "learned") pos_ = register_module("pos", std::make_shared<LearnedPositions>(positions, c.dim));
+  if (c.positions == Positions::kLearned) pos_ = register_module("pos", std::make_shared<LearnedPositions>(positions, c.dim));
   else pos_ = register_module("pos", std::make_shared<SinusoidalPositions>(positions, c.dim));
-  if (c.pool == "cls") cls_ = register_parameter("cls", Tensor::randn({1, 1, c.dim}, 0.02f), false);
+  if (c.pool == Pool::kCls) cls_ = register_parameter("cls", Tensor::randn({1, 1, c.dim}, 0.02f), false);
   for (int64_t i = 0; i < c.layers; ++i)
     blocks.push_back(register_module("blocks." + std::to_string(i), std::make_shared<Block>(c)));
   ln_f_ = register_module("ln_f", std::make_shared<LayerNorm>(c.dim));
-  if (c.head == "pair") {  // LRA's retrieval classifier: [u, v, u*v, u-v] -> MLP
+  if (c.head == Head::kPair) {  // LRA's retrieval classifier: [u, v, u*v, u-v] -> MLP
     pair_hidden_ = register_module("pair_hidden", std::make_shared<Linear>(4 * c.dim, c.dim));
     head_ = register_module("head", std::make_shared<Linear>(c.dim, c.num_classes));
   } else {
@@ -230,7 +246,7 @@ Tensor SequenceClassifier::embed(const Batch& b, Tensor* key_pad) {
     pad = concat({Tensor::zeros({B, 1}), pad}, 1);
     N += 1;
   }
-  x = cfg_.positions == "learned" ? std::static_pointer_cast<LearnedPositions>(pos_)->forward(x)
+  x = cfg_.positions == Positions::kLearned ? std::static_pointer_cast<LearnedPositions>(pos_)->forward(x)
                                   : std::static_pointer_cast<SinusoidalPositions>(pos_)->forward(x);
   bool any_pad = false;
   for (float v : b.pad_mask) any_pad = any_pad || v != 0;
@@ -263,16 +279,16 @@ Tensor SequenceClassifier::pool(const Tensor& h, const Tensor& key_pad) {
 Tensor SequenceClassifier::forward(const Batch& b) {
   Tensor key_pad;
   Tensor h = encode(b, &key_pad);
-  if (cfg_.head == "token") {  // logits at every position [B,N,C]; a CLS position is dropped
+  if (cfg_.head == Head::kToken) {  // logits at every position [B,N,C]; a CLS position is dropped
     if (cls_.defined()) h = narrow(h, 1, 1, h.size(1) - 1);  // logits at the tokens' positions
     return head_->forward(h);
   }
-  if (cfg_.head == "pair") return head_->forward(gelu(pair_hidden_->forward(pair_features(b, h, key_pad))));
+  if (cfg_.head == Head::kPair) return head_->forward(gelu(pair_hidden_->forward(pair_features(b, h, key_pad))));
   return head_->forward(pool(h, key_pad));
 }
 
 Tensor SequenceClassifier::target_logits(const Batch& b) {
-  if (cfg_.head != "token") fail("target_logits: the model's head is '" + cfg_.head + "', not token");
+  if (cfg_.head != Head::kToken) fail("target_logits: the model's head is '" + name_of(cfg_.head) + "', not token");
   if (int64_t(b.targets.size()) != int64_t(b.B) * b.N)
     fail("the token head needs a target per position, batch has " + std::to_string(b.targets.size()) + " for " +
          std::to_string(int64_t(b.B) * b.N) + " positions");
@@ -292,7 +308,7 @@ Tensor SequenceClassifier::embed_token(int32_t token, int64_t t) {
   if (cfg_.patch_dim > 0 || cls_.defined() || t < 0 || t >= cfg_.max_len)
     fail("embed_token: position " + std::to_string(t) + " of a token model without CLS (0.." +
          std::to_string(cfg_.max_len - 1) + ")");
-  Tensor table = cfg_.positions == "learned" ? std::static_pointer_cast<LearnedPositions>(pos_)->table
+  Tensor table = cfg_.positions == Positions::kLearned ? std::static_pointer_cast<LearnedPositions>(pos_)->table
                                              : std::static_pointer_cast<SinusoidalPositions>(pos_)->table;
   Tensor x = tok_->forward(IntTensor({1, 1}, {token}));                // [1,1,D]
   return add(x, reshape(narrow(table, 0, t, 1), {1, 1, cfg_.dim}));  // + position t, as the positions' forward adds

@@ -25,6 +25,26 @@ namespace az {
 // Upper limits on the model's sizes (see kMaxBatch in train/config.h for why).
 constexpr int64_t kMaxSeqLen = 1 << 20, kMaxDim = 1 << 14, kMaxFfn = 1 << 18, kMaxLayers = 1024;
 
+// Choices a configuration names.  They are enums inside and text only where
+// they enter or leave: flags, checkpoints and messages spell them as
+// choice_names gives (in the enum's order); choice_from parses them once.
+enum class Head { kSequence, kPair, kToken };  // set by the task (train/tasks.h)
+enum class Pool { kMean, kCls };
+enum class Positions { kLearned, kSinusoidal };
+const std::vector<std::string>& choice_names(Head);  // sequence, pair, token
+const std::vector<std::string>& choice_names(Pool);  // mean, cls
+const std::vector<std::string>& choice_names(Positions);  // learned, sinusoidal
+template <class E> const std::string& name_of(E e) { return choice_names(e)[size_t(e)]; }
+// what: the flag or key, for the one-line error ("--pool must be mean or cls, got 'x'").
+template <class E> E choice_from(const std::string& s, const std::string& what = "choice") {
+  const auto& names = choice_names(E{});
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == s) return E(i);
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i) list += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
+  fail(what + " must be " + list + ", got '" + s + "'");
+}
+
 struct ModelConfig {
   std::string model = "full";     // any name in the attention registry
   int64_t vocab = 0;              // token vocabulary (id 0 = padding); unused with patches
@@ -34,10 +54,10 @@ struct ModelConfig {
   int64_t dim = 64, heads = 4, layers = 2, ffn = 128;
   int64_t short_conv = 0;         // > 0: a causal depthwise convolution of this width before each mixer
   float dropout = 0.1f, attn_dropout = 0.0f;
-  std::string pool = "mean";      // mean | cls
-  std::string positions = "learned";  // learned | sinusoidal
+  Pool pool = Pool::kMean;        // mean over non-padding positions, or a CLS token
+  Positions positions = Positions::kLearned;
   bool causal = false;
-  std::string head = "sequence";  // sequence | pair | token: set by the task (train/tasks.h)
+  Head head = Head::kSequence;    // set by the task (train/tasks.h)
   std::map<std::string, double> knobs;  // the mixer's own settings (--window, --features, ...)
 
   std::map<std::string, std::string> to_map() const;

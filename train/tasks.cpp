@@ -293,9 +293,7 @@ TaskData load_task(const TrainConfig& tc, const std::string& model, std::optiona
   s.head = info.head;
   s.causal = info.causal;
   s.max_len = seq_len.value_or(t.max_len);
-  if (double(tc.batch) * double(s.max_len) > double(kMaxBatchTokens))
-    fail("--batch " + std::to_string(tc.batch) + " x --seq-len " + std::to_string(s.max_len) +
-         " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");
+  check_batch_tokens(tc.batch, s.max_len);
   t.opts.batch = int(tc.batch);
   t.opts.max_len = int(s.max_len);
   return t;

@@ -56,7 +56,7 @@ struct TaskContext {
 struct TaskShape {
   int64_t vocab = 0, num_classes = 0, patch_dim = 0;
   int64_t max_len = 0;          // the input length: --seq-len when given, else the task's
-  std::string head = "sequence";
+  Head head = Head::kSequence;
   bool causal = false;          // the task needs a causal model (lm)
 };
 
@@ -126,7 +126,7 @@ struct TaskInfo {
   std::string name, summary;
   std::vector<TaskOption> options;
   std::function<TaskData(const TaskContext&)> load;
-  std::string head = "sequence";
+  Head head = Head::kSequence;
   Metric metric = Metric::kAccuracy;
   // The model must be causal (lm): load_task sets --causal, and refuses a model without a causal form.
   bool causal = false;

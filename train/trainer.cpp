@@ -121,7 +121,7 @@ std::vector<int32_t> present_targets(const Batch& b) {
 }  // namespace
 
 Tensor scored_logits(SequenceClassifier& model, const Batch& b) {
-  if (model.config().head != "token") return model.forward(b);
+  if (model.config().head != Head::kToken) return model.forward(b);
   size_t present = 0;
   for (int32_t x : b.targets) present += x != kIgnoreTarget;
   return present > 0 && 2 * present <= b.targets.size() ? model.target_logits(b) : model.forward(b);

@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
       ModelConfig mc;
       mc.model = c.model, mc.vocab = kVocab, mc.patch_dim = c.patch_dim, mc.num_classes = kClasses;
       mc.max_len = 14, mc.dim = 16, mc.heads = 2, mc.layers = c.layers, mc.ffn = 24;
-      mc.dropout = 0, mc.attn_dropout = 0, mc.pool = c.pool, mc.positions = c.positions, mc.causal = c.causal;
+      mc.dropout = 0, mc.attn_dropout = 0, mc.pool = choice_from<Pool>(c.pool), mc.positions = choice_from<Positions>(c.positions), mc.causal = c.causal;
       mc.knobs = c.knobs;
       for (auto& k : attention_info(c.model).knobs) mc.knobs.emplace(k.name, k.def);  // every knob in the metadata
       global_rng().seed_with(1234);

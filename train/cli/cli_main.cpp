@@ -147,7 +147,7 @@ std::string train_help() {
   h += "tasks (the default --steps is 2000, or 500 where examples are ~1K tokens):\n";
   for (auto& t : task_names()) {
     const TaskInfo& i = task_info(t);
-    h += "  " + t + ": " + i.summary + " [" + i.head + " head, " + metric_name(i.metric) + "]\n";
+    h += "  " + t + ": " + i.summary + " [" + name_of(i.head) + " head, " + metric_name(i.metric) + "]\n";
     if (!i.flag_defaults.empty()) {
       h += "    its defaults:";
       for (auto& [flag, value] : i.flag_defaults) h += " --" + flag + " " + value;
@@ -312,11 +312,9 @@ int cmd_bench(const std::vector<std::string>& args) {
   bc.profile = f.on("profile");
   if (bc.batch <= 0 || bc.steps <= 0 || bc.warmup < 0) fail("bench: --batch and --steps must be positive, --warmup not negative");
   if (bc.steps > 1000000 || bc.warmup > 1000000) fail("bench: --steps and --warmup must be at most 1000000");
-  if (!(bc.model.dropout >= 0 && bc.model.dropout < 1))  // run_bench then sets it to 0, but a bad value is still an error
-    fail("--dropout must be in [0,1), got " + f.str("dropout", ""));
-  if (bc.batch > kMaxBatch || double(bc.batch) * double(bc.model.max_len) > double(kMaxBatchTokens))
-    fail("bench: --batch " + std::to_string(bc.batch) + " x --seq-len " + std::to_string(bc.model.max_len) +
-         " is too many tokens per batch (at most " + std::to_string(kMaxBatchTokens) + ")");
+  check_batch_tokens(bc.batch, bc.model.max_len);
+  bc.model.vocab = 257, bc.model.num_classes = 10;  // run_bench's random tokens and labels
+  bc.model.validate();  // as train's model: every flag, though run_bench then trains without dropout
   BenchResult r = run_bench(bc);
   if (bc.profile) std::fprintf(stderr, "%s", Profiler::table().c_str());
   std::printf("%s\n", r.json.c_str());

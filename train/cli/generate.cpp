@@ -55,7 +55,7 @@ int cmd_generate(const std::vector<std::string>& args) {
   std::string path = f.str("ckpt", "");
   Checkpoint ck = load_checkpoint(path);
   ModelConfig mc = ModelConfig::from_map(ck.model_config);
-  if (mc.head != "token" || mc.num_classes != kByteClasses)
+  if (mc.head != Head::kToken || mc.num_classes != kByteClasses)
     fail("generate: " + path + " is not a byte-level language model (train one with attnzoo train --task lm)");
   if (int64_t(prompt.size()) > mc.max_len)
     fail("generate: the prompt has " + std::to_string(prompt.size()) + " bytes, more than the model's context of " +

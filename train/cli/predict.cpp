@@ -51,7 +51,7 @@ int cmd_predict(const std::vector<std::string>& args) {
   ModelConfig mc = ModelConfig::from_map(ck.model_config);
   const TaskInfo& task = task_info(tc.task);
   if (!task.cli.read_inputs) fail("predict: task '" + tc.task + "' takes no new inputs");
-  if (task.head == "token") fail("predict: task '" + tc.task + "' predicts at every position; use generate");
+  if (task.head == Head::kToken) fail("predict: task '" + tc.task + "' predicts at every position; use generate");
   TaskContext c;
   c.task = tc.task, c.seq_len = mc.max_len, c.batch = tc.batch, c.seed = tc.seed, c.opt = task_settings(tc);
   TaskData data = task.cli.read_inputs(inputs, c);
@@ -62,7 +62,7 @@ int cmd_predict(const std::vector<std::string>& args) {
   model.eval();
   NoGradGuard ng;
   const std::vector<std::string>& names = tc.class_names;
-  size_t k = 0, per = task.head == "pair" ? 2 : 1;
+  size_t k = 0, per = task.head == Head::kPair ? 2 : 1;
   for (const Batch& b : eval_batches(data.splits.test, data.opts)) {
     Tensor logits = model.forward(b);
     int64_t C = logits.size(1);

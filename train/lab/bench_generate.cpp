@@ -44,7 +44,7 @@ struct Cell {
 ModelConfig bench_model(const std::string& name, int64_t max_len, const ModelConfig& base) {
   ModelConfig m = base;
   m.model = name, m.max_len = max_len;
-  m.vocab = 257, m.num_classes = kByteClasses, m.head = "token", m.causal = true, m.dropout = 0;
+  m.vocab = 257, m.num_classes = kByteClasses, m.head = Head::kToken, m.causal = true, m.dropout = 0;
   if (name == "longformer") m.knobs["globals"] = 0;  // its causal form
   return m;
 }

@@ -151,7 +151,7 @@ TaskInfo info() {
                int_option("test-percent", 5, 1, 40, "the test split: this share of the text, at its end"),
                int_option("baselines", 1, 0, 1, "fit and print the unigram and n-gram baselines")};
   i.load = load;
-  i.head = "token";
+  i.head = Head::kToken;
   i.metric = Metric::kBitsPerByte;
   i.causal = true;
   i.cli.token_name = [](int32_t id) {

@@ -63,7 +63,7 @@ TaskInfo info() {
                int_option("n-test", 1000, 1, 100000000, "test examples"),
                int_option("data-seed", 1, 0, int64_t(1) << 40, "the generator's seed (the same data for every --seed)")};
   i.load = load;
-  i.head = "token";
+  i.head = Head::kToken;
   i.metric = Metric::kAccuracy;
   i.cli.token_name = [](int32_t id) { return std::to_string(id); };
   // Zoology's model: dim 64, 2 layers, no dropout, and a short convolution (kernel 3) before every

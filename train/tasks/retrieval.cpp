@@ -86,7 +86,7 @@ TaskInfo info() {
                           "1: deal the link graph's communities section by section, so that train, val and test "
                           "share a make-up (0, as the published records: val may hold most of one family)")};
   i.load = load;
-  i.head = "pair";
+  i.head = Head::kPair;
   i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // two ~1K-token documents an example
   i.cli.input_help = "pairs of text files (or texts): A1 B1 [A2 B2 ...]";
   i.cli.read_inputs = [](const std::vector<std::string>& in, const TaskContext& c) {
