@@ -280,6 +280,36 @@ void check_replicas(const Module& model, const std::string& when) {
            " (a bug: every rank must apply the same update)");
 }
 
+void DataParallel::split(int64_t global_batch) {
+  global_batch_ = global_batch;
+  rows_ = rows_of(global_batch);
+  if (size() > 1) batch_shard() = {rows_.first, rows_.rows};  // dropout masks by global example
+}
+
+void DataParallel::attach(const Module& model) {
+  averager_ = std::make_unique<GradientAverager>(model.named_parameters(), model.named_buffers());
+}
+
+std::string DataParallel::describe() const {
+  if (size() == 1) return "";
+  return ", " + std::to_string(size()) + " processes of " + std::to_string(rows_.rows) + " examples per batch";
+}
+
+Batch DataParallel::shard(const Batch& global, int64_t step) const {
+  maybe_inject_fault(step);
+  return size() > 1 ? slice_rows(global, rows_.first, rows_.rows) : global;
+}
+
+StepTotals DataParallel::average(int64_t rows, double local_loss_sum, double local_correct) {
+  if (!averager_) fail("DataParallel::average before attach");
+  return averager_->reduce(rows, global_batch_, local_loss_sum, local_correct);
+}
+
+void DataParallel::share_root_weights(const Module& model) const {
+  broadcast_from_root(model.named_parameters());
+  broadcast_from_root(model.named_buffers());
+}
+
 void maybe_inject_fault(int64_t step) {
   static const char* spec = std::getenv("ATTNZOO_FAULT");
   if (!spec) return;

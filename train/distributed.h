@@ -20,6 +20,7 @@
 // only when started by mpirun, so alone it behaves exactly like attnzoo.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,36 @@ class GradientAverager {
 // Fails on every rank, naming the first parameter or buffer that differs,
 // unless every rank's copy of the model is bitwise the same.
 void check_replicas(const Module& model, const std::string& when);
+
+// The trainer's one handle on all of the above: a hook on the step.  With one
+// process every method leaves its input alone (shard returns the batch,
+// average the local totals).
+//   DataParallel dp;               // joins the job (before reading rank 0's checkpoint)
+//   dp.split(tc.batch);            // this rank's rows of every batch; dropout sharded to match
+//   dp.attach(model);              // once the model exists
+//   step: b = dp.shard(batcher.next(), step) -> forward -> backward
+//         -> totals = dp.average(...) -> clip -> optimizer step
+//   checkpoint: dp.check(model, when); rank 0 (dp.root()) alone writes
+//   test: dp.share_root_weights(model) after rank 0 loaded best.ckpt
+class DataParallel {
+ public:
+  DataParallel() { init(); }
+  void split(int64_t global_batch);  // fails unless the ranks divide the batch
+  void attach(const Module& model);             // the gradient averager over its parameters and buffers
+  bool root() const { return is_root(); }
+  // ", P processes of R examples per batch" under mpirun, "" alone: for the run's first line.
+  std::string describe() const;
+  Batch shard(const Batch& global, int64_t step) const;  // this rank's rows (and the fault test hook)
+  StepTotals average(int64_t rows, double local_loss_sum, double local_correct);  // after backward
+  void check(const Module& model, const std::string& when) const { check_replicas(model, when); }
+  void share_root_weights(const Module& model) const;  // rank 0's parameters and buffers everywhere
+  void done() const { mark_done(); }
+
+ private:
+  int64_t global_batch_ = 0;
+  Rows rows_;
+  std::unique_ptr<GradientAverager> averager_;
+};
 
 // Test hook: ATTNZOO_FAULT=R:S makes rank R fail with an error at step S.
 void maybe_inject_fault(int64_t step);

@@ -182,7 +182,6 @@ std::string first_nonfinite_grad(const Module& m) {
 }
 
 Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(tc)), mc_(std::move(mc)), ro_(ro) {
-  dist::init();  // joins the job when started by mpirun; nothing otherwise
   Checkpoint ck;
   if (!ro_.resume.empty()) {
     ck = load_checkpoint_everywhere(ro_.resume);
@@ -207,8 +206,7 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
   }
   tc_.validate();
   metric_ = task_info(tc_.task).metric;
-  rows_ = dist::rows_of(tc_.batch);
-  if (dist::size() > 1) batch_shard() = {rows_.first, rows_.rows};  // dropout masks by global example
+  dp_.split(tc_.batch);
   if (tc_.out.empty()) tc_.out = "runs/" + tc_.task + "-" + mc_.model;
   data_ = load_task(tc_, mc_.model, ro_.seq_len);
   apply_task_shape(mc_, data_.shape);
@@ -234,16 +232,16 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     if (step_ >= tc_.steps && !untested)
       fail("--steps " + std::to_string(tc_.steps) + " is not beyond step " + std::to_string(step_) + " of " +
            ro_.resume + ": give a larger --steps to train further");
-    if (dist::is_root() && untested)
+    if (dp_.root() && untested)
       std::fprintf(stderr, "resuming at step %lld of %s, its last: it stopped before its test, which runs now\n",
                    (long long)step_, ro_.resume.c_str());
-    else if (dist::is_root())
+    else if (dp_.root())
       std::fprintf(stderr, "resuming from step %lld of %s, to step %lld\n", (long long)step_, ro_.resume.c_str(),
                    (long long)tc_.steps);
-    if (dist::is_root()) continue_metrics(step_);
+    if (dp_.root()) continue_metrics(step_);
   }
-  averager_ = std::make_unique<dist::GradientAverager>(model_->named_parameters(), model_->named_buffers());
-  if (!dist::is_root()) return;
+  dp_.attach(*model_);
+  if (!dp_.root()) return;
   if (ro_.protect_run_dir && ro_.resume.empty()) claim_run_dir();
   fs::create_directories(tc_.out);
   std::ofstream(tc_.out + "/config.json") << json_line([&](JsonWriter& w) {
@@ -331,7 +329,7 @@ std::map<std::string, double> Trainer::usage() const {
 }
 
 void Trainer::log_metrics(const std::map<std::string, double>& values) {
-  if (!dist::is_root()) return;
+  if (!dp_.root()) return;
   std::ofstream(tc_.out + "/metrics.jsonl", std::ios::app) << json_line([&](JsonWriter& w) {
     auto put = [&](const char* k) {
       if (!values.count(k)) return;
@@ -387,9 +385,7 @@ void Trainer::diverged(const std::string& what, const std::string& advice) const
 
 // batch -> forward -> loss -> zero grad -> backward -> average over ranks -> clip -> step
 Trainer::StepResult Trainer::step() {
-  Batch b = batcher_->next();                                               // the global batch
-  if (dist::size() > 1) b = dist::slice_rows(b, rows_.first, rows_.rows);  // this rank's rows
-  dist::maybe_inject_fault(step_ + 1);
+  Batch b = dp_.shard(batcher_->next(), step_ + 1);  // this rank's rows of the global batch
   Tensor logits = scored_logits(*model_, b);
   Tensor loss = loss_of(logits, b);
   opt_->zero_grad();
@@ -401,7 +397,7 @@ Trainer::StepResult Trainer::step() {
   }
   auto [correct, counted] = correct_of(logits, b);
   double right = counted ? double(correct) / double(counted) * b.B : 0;  // per example, so ranks add up
-  dist::StepTotals sum = averager_->reduce(b.B, tc_.batch, double(loss.item()) * b.B, right);
+  dist::StepTotals sum = dp_.average(b.B, double(loss.item()) * b.B, right);
   float norm = clip_grad_norm(opt_->params(), tc_.clip);
   ++step_;
   StepResult r{sum.loss_sum / double(sum.examples), sum.correct / double(sum.examples), norm, sched_.lr(step_),
@@ -427,7 +423,7 @@ void Trainer::progress(const StepResult& r, double el, int64_t start, bool force
                 double(tokens_) / std::max(el, 1e-9), fmt_time(double(tc_.steps - step_) / std::max(rate, 1e-9)).c_str());
   if (tty_) std::fprintf(stderr, "\r%s\033[K", line);
   if (!log_now) return;
-  if (!tty_ && !ro_.quiet && dist::is_root()) std::fprintf(stderr, "%s\n", line);
+  if (!tty_ && !ro_.quiet && dp_.root()) std::fprintf(stderr, "%s\n", line);
   log_metrics({{"step", double(step_)}, {"loss", loss_sum_ / window_}, {"train_acc", acc_sum_ / window_},
                {"lr", r.lr}, {"grad_norm", r.grad_norm}, {"elapsed", elapsed_before_ + el}});
   loss_sum_ = acc_sum_ = 0, window_ = 0;
@@ -444,15 +440,15 @@ void Trainer::validate_and_save(double t0) {
   bool best = best_step_ < 0 || score > best_val_;
   if (best) best_val_ = score, best_step_ = step_;
   if (tty_) std::fprintf(stderr, "\n");
-  if (dist::is_root())
+  if (dp_.root())
     std::fprintf(stderr, "step %lld: validation %s %.4f, loss %.4f%s%s\n", (long long)step_,
                  metric_ == Metric::kBitsPerByte ? "bits per byte" : "accuracy", metric_ == Metric::kBitsPerByte ? -score : v.accuracy,
                  v.loss, best ? " (best so far)" : "", data_.note_val.c_str());
   std::map<std::string, double> line = usage();
   line.insert({{"step", double(step_)}, {"val_acc", v.accuracy}, {"val_loss", v.loss}, {"elapsed", elapsed_before_ + now() - t0}});
   log_metrics(line);
-  dist::check_replicas(*model_, "at step " + std::to_string(step_));
-  if (!dist::is_root()) return;
+  dp_.check(*model_, "at step " + std::to_string(step_));
+  if (!dp_.root()) return;
   Checkpoint c = snapshot();
   if (best) save_checkpoint(tc_.out + "/best.ckpt", c);
   save_checkpoint(tc_.out + "/last.ckpt", c);
@@ -462,15 +458,13 @@ RunResult Trainer::run() {
   RunResult res;
   res.majority_rate = majority_rate(data_.splits.test.size() ? data_.splits.test : data_.splits.val);
   Profiler::enabled = ro_.profile;
-  const bool root = dist::is_root();  // rank 0 alone prints and writes
+  const bool root = dp_.root();  // rank 0 alone prints and writes
   tty_ = isatty(2) && !ro_.quiet && root;
   if (root)
     std::fprintf(stderr, "training %s on %s: %lld parameters, %zu train / %zu val / %zu test examples, %lld steps%s\n",
                  mc_.model.c_str(), tc_.task.c_str(), (long long)model_->num_parameters(), data_.splits.train.size(),
                  data_.splits.val.size(), data_.splits.test.size(), (long long)tc_.steps,
-                 dist::size() > 1 ? (", " + std::to_string(dist::size()) + " processes of " +
-                                     std::to_string(rows_.rows) + " examples per batch").c_str()
-                                  : "");
+                 dp_.describe().c_str());
   double t0 = now();
   int64_t start = step_;
   model_->train();
@@ -508,8 +502,7 @@ RunResult Trainer::run() {
       load_into(model_->named_parameters(), best.params, "parameter", tc_.out + "/best.ckpt");
       load_into(model_->named_buffers(), best.buffers, "buffer", tc_.out + "/best.ckpt");
     }
-    dist::broadcast_from_root(model_->named_parameters());
-    dist::broadcast_from_root(model_->named_buffers());
+    dp_.share_root_weights(*model_);
     EvalResult t = evaluate(data_.splits.test);
     res.test_accuracy = t.accuracy;
     res.test_loss = t.loss;
@@ -518,7 +511,7 @@ RunResult Trainer::run() {
                  {"test_examples", double(data_.splits.test.size())},
                  {"train_seconds", res.seconds}});
   }
-  dist::mark_done();
+  dp_.done();
   return res;
 }
 

@@ -110,8 +110,7 @@ class Trainer {
   std::shared_ptr<SequenceClassifier> model_;
   std::unique_ptr<Optimizer> opt_;
   std::unique_ptr<Batcher> batcher_;
-  dist::Rows rows_;                                 // this rank's rows of each global batch
-  std::unique_ptr<dist::GradientAverager> averager_;  // over the ranks (nothing in one process)
+  dist::DataParallel dp_;  // the step's hook for data parallelism (the identity in one process)
   Schedule sched_;
   int64_t step_ = 0, best_step_ = -1;
   double best_val_ = -1;
