@@ -8,7 +8,7 @@ $f1 << EOD
 "global" 10.6246 37.4 1.37737 0
 "local" 6.6331 35.7667 1.54717 0.57735
 "longformer" 6.0202 36.2 1.57035 0
-"strided" 7.3174 36.6 1.45393 0
+"strided" 7.3174 36.4 1.45393 0.282843
 EOD
 $f2 << EOD
 "compressed" 2.1489 35.9 1.42402 0
@@ -16,17 +16,17 @@ $f2 << EOD
 "linear" 8.3155 17.0833 1.36165 0.404145
 "linformer" 3.836 35.6833 1.66584 0.680686
 "performer" 5.9607 36.4 1.62235 0.35
-"rfa" 4.2156 17.65 1.97844 0
+"rfa" 4.2156 17.25 1.97844 0.565685
 "synthesizer" 0.5074 30.8 1.39291 0
 EOD
 $f3 << EOD
-"fnet" 19.1207 36.65 1.10067 0
+"fnet" 19.1207 35.925 1.10067 1.0253
 "gmlp" 0.796 36.5 3.2061 0
 "mixer" 16.6036 35.9 1.13573 0.589491
 EOD
 $f4 << EOD
 "reformer" 2.5903 16.9667 1.7434 0.202073
-"routing" 3.5943 35.7 1.42833 0
+"routing" 3.5943 35.45 1.42833 0.353553
 "sinkhorn" 5.8349 36.6833 1.63932 0.40104
 EOD
 
@@ -46,20 +46,20 @@ set label 2 "bigbird" at 3.2823,36.0667 center offset char 0,1.17703 front
 set label 3 "compressed" at 2.1489,35.9 center offset char 0,1.03978 front
 set label 4 "efficient" at 12.379,35.15 center offset char 0,1.02384 front
 set label 5 "flash" at 1.0498,36.4 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,36.65 center offset char 0,0.965867 front
+set label 6 "fnet" at 19.1207,35.925 center offset char 0,0.965867 front
 set label 7 "global" at 10.6246,37.4 center offset char 0,1.02911 front
 set label 8 "gmlp" at 0.796,36.5 center offset char 0,1.44711 front
 set label 9 "linear" at 8.3155,17.0833 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,35.6833 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,35.7667 center offset char 0,-1.06792 front
+set label 10 "linformer" at 3.836,35.6833 center offset char 5.83295,-1.09505 front
+set label 11 "local" at 6.6331,35.7667 center offset char 3.77871,0 front
 set label 12 "longformer" at 6.0202,36.2 center offset char 0,2.07322 front
-set label 13 "mixer" at 16.6036,35.9 center offset char 3.59062,0 front
+set label 13 "mixer" at 16.6036,35.9 center offset char -3.59062,0.973881 front
 set label 14 "performer" at 5.9607,36.4 center offset char 0,3.08511 front
 set label 15 "reformer" at 2.5903,16.9667 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,17.65 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,35.7 center offset char 0,3.04076 front
+set label 16 "rfa" at 4.2156,17.25 center offset char 0,1.1665 front
+set label 17 "routing" at 3.5943,35.45 center offset char -4.72438,-1.04076 front
 set label 18 "sinkhorn" at 5.8349,36.6833 center offset char -5.32083,-1 front
-set label 19 "strided" at 7.3174,36.6 center offset char 4.73608,0 front
+set label 19 "strided" at 7.3174,36.4 center offset char 0,-3.04661 front
 set label 20 "synthesizer" at 0.5074,30.8 center offset char 0,1.03267 front
 set arrow from graph 0, first 16.85 to graph 1, first 16.85 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 16.85 offset 0,0.6 left textcolor rgb '#888888'
@@ -91,20 +91,20 @@ set label 2 "bigbird" at 3.2823,36.0667 center offset char 0,1.17703 front
 set label 3 "compressed" at 2.1489,35.9 center offset char 0,1.03978 front
 set label 4 "efficient" at 12.379,35.15 center offset char 0,1.02384 front
 set label 5 "flash" at 1.0498,36.4 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,36.65 center offset char 0,0.965867 front
+set label 6 "fnet" at 19.1207,35.925 center offset char 0,0.965867 front
 set label 7 "global" at 10.6246,37.4 center offset char 0,1.02911 front
 set label 8 "gmlp" at 0.796,36.5 center offset char 0,1.44711 front
 set label 9 "linear" at 8.3155,17.0833 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,35.6833 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,35.7667 center offset char 0,-1.06792 front
+set label 10 "linformer" at 3.836,35.6833 center offset char 5.83295,-1.09505 front
+set label 11 "local" at 6.6331,35.7667 center offset char 3.77871,0 front
 set label 12 "longformer" at 6.0202,36.2 center offset char 0,2.07322 front
-set label 13 "mixer" at 16.6036,35.9 center offset char 3.59062,0 front
+set label 13 "mixer" at 16.6036,35.9 center offset char -3.59062,0.973881 front
 set label 14 "performer" at 5.9607,36.4 center offset char 0,3.08511 front
 set label 15 "reformer" at 2.5903,16.9667 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,17.65 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,35.7 center offset char 0,3.04076 front
+set label 16 "rfa" at 4.2156,17.25 center offset char 0,1.1665 front
+set label 17 "routing" at 3.5943,35.45 center offset char -4.72438,-1.04076 front
 set label 18 "sinkhorn" at 5.8349,36.6833 center offset char -5.32083,-1 front
-set label 19 "strided" at 7.3174,36.6 center offset char 4.73608,0 front
+set label 19 "strided" at 7.3174,36.4 center offset char 0,-3.04661 front
 set label 20 "synthesizer" at 0.5074,30.8 center offset char 0,1.03267 front
 set arrow from graph 0, first 16.85 to graph 1, first 16.85 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 16.85 offset 0,0.6 left textcolor rgb '#888888'

@@ -5,7 +5,10 @@ $f0 << EOD
 EOD
 $f1 << EOD
 "bigbird" 3.2823 50.05 2.02453 0.0866025
+"global" 10.6246 50 1.37737 0
 "local" 6.6331 49.95 1.54717 0.0866025
+"longformer" 6.0202 50.6 1.57035 0
+"strided" 7.3174 50 1.45393 0
 EOD
 $f2 << EOD
 "compressed" 2.1489 50 1.42402 0
@@ -13,13 +16,17 @@ $f2 << EOD
 "linear" 8.3155 50.1 1.36165 0.173205
 "linformer" 3.836 50.3 1.66584 0.47697
 "performer" 5.9607 50.2167 1.62235 0.202073
+"rfa" 4.2156 50 1.97844 0
+"synthesizer" 0.5074 50 1.39291 0
 EOD
 $f3 << EOD
 "fnet" 19.1207 50 1.10067 0
+"gmlp" 0.796 49.45 3.2061 0
 "mixer" 16.6036 50.2167 1.13573 0.25658
 EOD
 $f4 << EOD
 "reformer" 2.5903 50 1.7434 0
+"routing" 3.5943 50 1.42833 0
 "sinkhorn" 5.8349 50.1833 1.63932 0.236291
 EOD
 
@@ -40,15 +47,22 @@ set label 3 "compressed" at 2.1489,50 center offset char 0,1.03978 front
 set label 4 "efficient" at 12.379,50 center offset char 0,1.02384 front
 set label 5 "flash" at 1.0498,50 center offset char 0,1.02886 front
 set label 6 "fnet" at 19.1207,50 center offset char 0,0.965867 front
-set label 7 "linear" at 8.3155,50.1 center offset char 0,1.02552 front
-set label 8 "linformer" at 3.836,50.3 center offset char 0,1.09505 front
-set label 9 "local" at 6.6331,49.95 center offset char 0,-1.06792 front
-set label 10 "mixer" at 16.6036,50.2167 center offset char 0,0.973881 front
-set label 11 "performer" at 5.9607,50.2167 center offset char -5.81308,-1 front
-set label 12 "reformer" at 2.5903,50 center offset char -5.36841,-1.11278 front
-set label 13 "sinkhorn" at 5.8349,50.1833 center offset char 0,1.08899 front
+set label 7 "global" at 10.6246,50 center offset char 0,-1.02911 front
+set label 8 "gmlp" at 0.796,49.45 center offset char 0,1.44711 front
+set label 9 "linear" at 8.3155,50.1 center offset char 0,1.02552 front
+set label 10 "linformer" at 3.836,50.3 center offset char 0,1.09505 front
+set label 11 "local" at 6.6331,49.95 center offset char 0,-1.06792 front
+set label 12 "longformer" at 6.0202,50.6 center offset char 0,1.07322 front
+set label 13 "mixer" at 16.6036,50.2167 center offset char 0,0.973881 front
+set label 14 "performer" at 5.9607,50.2167 center offset char 0,1.08511 front
+set label 15 "reformer" at 2.5903,50 center offset char -5.36841,-1.11278 front
+set label 16 "rfa" at 4.2156,50 center offset char 0,-1.1665 front
+set label 17 "routing" at 3.5943,50 center offset char 0,-3.04076 front
+set label 18 "sinkhorn" at 5.8349,50.1833 center offset char -5.32083,0 front
+set label 19 "strided" at 7.3174,50 center offset char 0,-3.04661 front
+set label 20 "synthesizer" at 0.5074,50 center offset char 6.70819,0 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 14 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 21 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
@@ -78,15 +92,22 @@ set label 3 "compressed" at 2.1489,50 center offset char 0,1.03978 front
 set label 4 "efficient" at 12.379,50 center offset char 0,1.02384 front
 set label 5 "flash" at 1.0498,50 center offset char 0,1.02886 front
 set label 6 "fnet" at 19.1207,50 center offset char 0,0.965867 front
-set label 7 "linear" at 8.3155,50.1 center offset char 0,1.02552 front
-set label 8 "linformer" at 3.836,50.3 center offset char 0,1.09505 front
-set label 9 "local" at 6.6331,49.95 center offset char 0,-1.06792 front
-set label 10 "mixer" at 16.6036,50.2167 center offset char 0,0.973881 front
-set label 11 "performer" at 5.9607,50.2167 center offset char -5.81308,-1 front
-set label 12 "reformer" at 2.5903,50 center offset char -5.36841,-1.11278 front
-set label 13 "sinkhorn" at 5.8349,50.1833 center offset char 0,1.08899 front
+set label 7 "global" at 10.6246,50 center offset char 0,-1.02911 front
+set label 8 "gmlp" at 0.796,49.45 center offset char 0,1.44711 front
+set label 9 "linear" at 8.3155,50.1 center offset char 0,1.02552 front
+set label 10 "linformer" at 3.836,50.3 center offset char 0,1.09505 front
+set label 11 "local" at 6.6331,49.95 center offset char 0,-1.06792 front
+set label 12 "longformer" at 6.0202,50.6 center offset char 0,1.07322 front
+set label 13 "mixer" at 16.6036,50.2167 center offset char 0,0.973881 front
+set label 14 "performer" at 5.9607,50.2167 center offset char 0,1.08511 front
+set label 15 "reformer" at 2.5903,50 center offset char -5.36841,-1.11278 front
+set label 16 "rfa" at 4.2156,50 center offset char 0,-1.1665 front
+set label 17 "routing" at 3.5943,50 center offset char 0,-3.04076 front
+set label 18 "sinkhorn" at 5.8349,50.1833 center offset char -5.32083,0 front
+set label 19 "strided" at 7.3174,50 center offset char 0,-3.04661 front
+set label 20 "synthesizer" at 0.5074,50 center offset char 6.70819,0 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 14 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 21 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \

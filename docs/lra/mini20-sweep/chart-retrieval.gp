@@ -17,6 +17,7 @@ $f2 << EOD
 "linformer" 3.836 50.1698 1.66584 0.306074
 "performer" 5.9607 52.3628 1.62235 1.27923
 "rfa" 4.2156 50 1.97844 0
+"synthesizer" 0.5074 50.6367 1.39291 0
 EOD
 $f3 << EOD
 "fnet" 19.1207 49.9151 1.10067 0
@@ -59,8 +60,9 @@ set label 16 "rfa" at 4.2156,50 center offset char 0,-1.1665 front
 set label 17 "routing" at 3.5943,53.6503 center offset char 0,-1.04076 front
 set label 18 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
 set label 19 "strided" at 7.3174,54.4992 center offset char 4.73608,0 front
+set label 20 "synthesizer" at 0.5074,50.6367 center offset char 0,1.03267 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 20 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 21 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
@@ -103,8 +105,9 @@ set label 16 "rfa" at 4.2156,50 center offset char 0,-1.1665 front
 set label 17 "routing" at 3.5943,53.6503 center offset char 0,-1.04076 front
 set label 18 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
 set label 19 "strided" at 7.3174,54.4992 center offset char 4.73608,0 front
+set label 20 "synthesizer" at 0.5074,50.6367 center offset char 0,1.03267 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
-set label 20 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
+set label 21 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
