@@ -320,6 +320,13 @@ TEST_CASE("a checksum-valid checkpoint with hostile contents is refused with one
   mmap["head"] = "tokens";
   CHECK(error_of([&] { ModelConfig::from_map(mmap); }) ==
         "model configuration: head must be sequence, pair or token, got 'tokens'");
+  // validate() alone checks what make_attention would: heads against dim, the knobs, the causal form
+  mmap = m.to_map();
+  mmap["heads"] = "3";
+  CHECK(contains(error_of([&] { ModelConfig::from_map(mmap).validate(); }), "--heads 3 must be positive and divide --dim"));
+  mmap = m.to_map();
+  mmap["knob.window"] = "8";
+  CHECK(contains(error_of([&] { ModelConfig::from_map(mmap).validate(); }), "has no setting --window"));
   auto tmap = tiny_run("x").to_map();
   tmap["batch"] = "-1e200";
   CHECK(contains(error_of([&] { TrainConfig::from_map(tmap); }), "'batch' is not a number of sane size"));

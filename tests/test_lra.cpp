@@ -570,6 +570,8 @@ TEST_CASE("--seeds 2 trains every cell twice and the report shows mean +- std, t
     std::string k = slurp(dir + "/results.md");
     CHECK_MESSAGE(k.find("The score separates 2 groups:\n\n1. full 90.6\n2. local 28.1\n") != std::string::npos, k);
     CHECK(k.find("1 of 1 pairs differ.") != std::string::npos);
+    CHECK_MESSAGE(k.find("| Model | Score | letters |\n|---|---:|---|\n| full | 90.6 ± 4.4 | a |\n| local | 28.1 ± 4.4 | b |\n") !=
+                      std::string::npos, k);
     std::ofstream(dir + "/results.jsonl") << text;  // as the sweep wrote them
   }
   // one seed more: only the new seed's cells run; a missing seed is shown as such
@@ -670,6 +672,32 @@ TEST_CASE("the groups a score separates: cuts where every model above differs fr
         G{{0, 1, 2}});
   // one seed: no claim, one group
   CHECK(separated_groups({seed_stats({70}, 0), seed_stats({30}, 0)}) == G{{0, 1}});
+}
+
+TEST_CASE("letter groups: models sharing a letter cannot be told apart, models with none in common differ") {
+  auto s = [](double m) { return seed_stats({m - 0.3, m, m + 0.3}, 0); };
+  using L = std::vector<std::string>;
+  CHECK(letter_groups({s(70), s(60), s(50)}) == L{"a", "b", "c"});
+  CHECK(letter_groups({s(62.0), s(62.1), s(61.9)}) == L{"a", "a", "a"});
+  // the chain no cut splits: 62 and 61.2 differ, 61.6 overlaps both
+  CHECK(letter_groups({s(62.0), s(61.6), s(61.2)}) == L{"a", "ab", "b"});
+  CHECK(letter_groups({s(62.3), s(62.0), s(61.8), s(56.5), s(56.4)}) == L{"a", "a", "a", "b", "b"});
+  // a widely spread model overlaps everyone; the two tight ones still differ
+  CHECK(letter_groups({seed_stats({70, 70.1, 69.9}, 0), seed_stats({60, 60.1, 59.9}, 0), seed_stats({40, 55, 70}, 0)}) ==
+        L{"a", "b", "ab"});
+  // one seed: no claim
+  CHECK(letter_groups({seed_stats({70}, 0), seed_stats({30}, 0)}) == L{"a", "a"});
+  CHECK(letter_groups({}).empty());
+  // the property itself, on a mixed set: a common letter exactly when the pair does not differ
+  std::vector<SeedStats> v = {s(72), s(71.8), s(66), seed_stats({50, 60, 70}, 0), s(55.5), s(53), s(52.7), s(47.8)};
+  L l = letter_groups(v);
+  for (size_t i = 0; i < v.size(); ++i)
+    for (size_t j = i + 1; j < v.size(); ++j) {
+      CAPTURE(i);
+      CAPTURE(j);
+      bool common = l[i].find_first_of(l[j]) != std::string::npos;
+      CHECK(common == !differs_beyond_seeds(v[i], v[j]));
+    }
 }
 
 TEST_CASE("a report of all 20 models with an LM column: dashes with reasons, LM never averaged, the score names its columns") {

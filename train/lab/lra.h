@@ -136,6 +136,11 @@ bool lra_beats_chance(double best_mean_percent, double chance_percent, int64_t t
 // positions.  A group ends where every model above the cut differs from every model below
 // it beyond the seed spread (differs_beyond_seeds); one group when no cut does.
 std::vector<std::vector<size_t>> separated_groups(const std::vector<SeedStats>& by_score);
+// The compact letter display of the same comparisons (Piepho 2004, insert and
+// absorb): one string of letters per model, in by_score's order, such that two models
+// share a letter exactly when differs_beyond_seeds cannot tell them apart.  Letters
+// run a, b, ... from the best model's group down.
+std::vector<std::string> letter_groups(const std::vector<SeedStats>& by_score);
 
 // The latest record of each planned cell whose key matches, by cell id.
 std::map<std::string, JsonObject> lra_records(const LraSweep& s);

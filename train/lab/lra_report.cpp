@@ -341,7 +341,8 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
           "two-sided 5%, pair by pair; a score's spread is that of one seed's mean over the columns). "
        << differ << " of " << pairs << " pairs differ.";
     if (groups.size() < 2) {
-      md << " No cut separates them: at this budget the score does not split the models into groups beyond the seed spread.\n\n";
+      md << " No cut separates them: some model overlaps both sides of every cut, so the score does not split the models into "
+            "clean groups at this budget; the letters below say which models it does tell apart.\n\n";
     } else {
       md << " The score separates " << groups.size() << " groups:\n\n";
       for (size_t g = 0; g < groups.size(); ++g) {
@@ -349,6 +350,16 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
         for (size_t i : groups[g]) members.push_back(ranked[i] + " " + fmt("%.1f", sorted[i].mean));
         md << g + 1 << ". " << names(members) << "\n";
       }
+      md << "\n";
+    }
+    // the same comparisons as letters: what no cut can say when the groups overlap
+    if (sorted.size() > 1) {
+      std::vector<std::string> letters = letter_groups(sorted);
+      md << "The same comparisons as letters (a compact letter display): two models that share a letter cannot be "
+            "told apart at this budget; two with no letter in common differ beyond the seed spread.\n\n"
+            "| Model | Score | letters |\n|---|---:|---|\n";
+      for (size_t i = 0; i < sorted.size(); ++i)
+        md << "| " << ranked[i] << " | " << fmt("%.1f", sorted[i].mean) << " ± " << fmt("%.1f", sorted[i].std) << " | " << letters[i] << " |\n";
       md << "\n";
     }
   }

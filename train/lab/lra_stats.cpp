@@ -199,4 +199,47 @@ LraTable lra_table(const LraSweep& s, const std::map<std::string, JsonObject>& r
   return tab;
 }
 
+std::vector<std::string> letter_groups(const std::vector<SeedStats>& by_score) {
+  const size_t n = by_score.size();
+  if (n == 0) return {};
+  // Start with one group of all; for every pair that differs, split each group holding
+  // both into one without either; then drop the groups inside another (absorb).
+  std::vector<std::vector<bool>> groups = {std::vector<bool>(n, true)};
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      if (!differs_beyond_seeds(by_score[i], by_score[j])) continue;
+      std::vector<std::vector<bool>> next;
+      for (auto& g : groups) {
+        if (!(g[i] && g[j])) {
+          next.push_back(g);
+          continue;
+        }
+        auto without_i = g, without_j = g;
+        without_i[i] = false, without_j[j] = false;
+        next.push_back(without_i), next.push_back(without_j);
+      }
+      auto inside = [&](const std::vector<bool>& a, const std::vector<bool>& b) {  // a within b
+        for (size_t k = 0; k < n; ++k)
+          if (a[k] && !b[k]) return false;
+        return true;
+      };
+      groups.clear();
+      for (size_t a = 0; a < next.size(); ++a) {
+        bool absorbed = false;
+        for (size_t b = 0; b < next.size() && !absorbed; ++b)
+          absorbed = b != a && inside(next[a], next[b]) && (next[a] != next[b] || b < a);
+        if (!absorbed) groups.push_back(next[a]);
+      }
+    }
+  // letters from the group holding the best model down: order by first member
+  auto first = [&](const std::vector<bool>& g) { return size_t(std::find(g.begin(), g.end(), true) - g.begin()); };
+  std::stable_sort(groups.begin(), groups.end(), [&](auto& a, auto& b) { return first(a) < first(b); });
+  const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  std::vector<std::string> letters(n);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (size_t k = 0; k < n; ++k)
+      if (groups[g][k]) letters[k] += g < alphabet.size() ? std::string(1, alphabet[g]) : "{" + std::to_string(g) + "}";
+  return letters;
+}
+
 }  // namespace az
