@@ -286,6 +286,30 @@ TEST_CASE("a tiny sweep writes results.jsonl, bench.jsonl, results.md and the ch
   fs::remove_all(dir);
 }
 
+TEST_CASE("--merge: two sweeps run side by side on different models make one report") {
+  std::string a = temp_dir(), b = temp_dir(), both = temp_dir(), out;
+  const std::string run = "lra --preset tiny --tasks listops --threads 1 --no-bench ";
+  REQUIRE_MESSAGE(run_cli(run + "--models full --out " + a, &out) == 0, out);
+  REQUIRE_MESSAGE(run_cli(run + "--models local --out " + b, &out) == 0, out);
+  REQUIRE_MESSAGE(run_cli(run + "--models full,local --report-only --merge " + a + "," + b + " --out " + both, &out) == 0, out);
+  CHECK_MESSAGE(out.find("lra: --merge: 1 new records from " + a) != std::string::npos, out);
+  CHECK(count_lines(both + "/results.jsonl") == 2);
+  std::string md = slurp(both + "/results.md");
+  CHECK(md.find("| **full** |") != std::string::npos);
+  CHECK(md.find("| **local** |") != std::string::npos);
+  // again: nothing new, each line once; the merged folder then runs nothing more
+  REQUIRE_MESSAGE(run_cli(run + "--models full,local --merge " + a + "," + b + " --out " + both, &out) == 0, out);
+  CHECK(out.find("lra: --merge: 0 new records from " + b) != std::string::npos);
+  CHECK(out.find("2 cells, 2 already done, 0 to run") != std::string::npos);
+  CHECK(count_lines(both + "/results.jsonl") == 2);
+  // a folder that is no sweep, or the --out folder itself, is refused in one line
+  CHECK(run_cli(run + "--report-only --merge " + both + "/nothing --out " + both, &out) != 0);
+  CHECK(out.find("holds no results.jsonl or bench.jsonl (expected a sweep's --out folder)") != std::string::npos);
+  CHECK(run_cli(run + "--report-only --merge " + both + " --out " + both, &out) != 0);
+  CHECK(out.find("is the --out folder itself") != std::string::npos);
+  for (auto& d : {a, b, both}) fs::remove_all(d);
+}
+
 TEST_CASE("a failing cell is recorded with its message and the sweep goes on; --retry-failed reruns it") {
   std::string dir = temp_dir(), out;
   std::string cmd = "lra --preset tiny --models local,full --tasks listops --threads 1 --no-bench "

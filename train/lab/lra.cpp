@@ -303,6 +303,42 @@ void append_line(const std::string& path, const std::string& line) {
   std::ofstream(path, std::ios::app) << (open_line ? "\n" : "") << line << "\n";
 }
 
+// --merge: the records of other sweep folders (two sweeps run side by side, one per
+// core, on different models) appended to this one's, each line once; the report
+// then reads the last record of each cell id.  A data set's baselines.jsonl comes
+// along when this folder has none.  Prints what it took.
+void merge_sweeps(const std::string& dir, const std::vector<std::string>& sources) {
+  fs::create_directories(dir);
+  for (auto& src : sources) {
+    if (!fs::exists(src + "/results.jsonl") && !fs::exists(src + "/bench.jsonl"))
+      fail("lra: --merge: " + src + " holds no results.jsonl or bench.jsonl (expected a sweep's --out folder)");
+    if (fs::equivalent(src, dir)) fail("lra: --merge: " + src + " is the --out folder itself");
+    size_t taken = 0;
+    for (const char* file : {"/results.jsonl", "/bench.jsonl"}) {
+      std::set<std::string> have;
+      std::ifstream mine(dir + file);
+      for (std::string line; std::getline(mine, line);) have.insert(line);
+      std::ifstream theirs(src + file);
+      for (std::string line; std::getline(theirs, line);) {
+        JsonObject o;
+        if (line.empty() || have.count(line)) continue;
+        if (!parse_json_object(line, &o)) fail("lra: --merge: " + src + file + " holds a line that is not a record: '" + line.substr(0, 60) + "'");
+        append_line(dir + file, line), have.insert(line), ++taken;
+      }
+    }
+    size_t baselines = 0;
+    if (fs::exists(src + "/data"))
+      for (auto& e : fs::directory_iterator(src + "/data")) {
+        fs::path b = e.path() / "baselines.jsonl", to = fs::path(dir) / "data" / e.path().filename() / "baselines.jsonl";
+        if (!e.is_directory() || !fs::exists(b) || fs::exists(to)) continue;
+        fs::create_directories(to.parent_path());
+        fs::copy_file(b, to), ++baselines;
+      }
+    std::fprintf(stderr, "lra: --merge: %zu new records from %s%s\n", taken, src.c_str(),
+                 baselines ? (", " + std::to_string(baselines) + " baselines files").c_str() : "");
+  }
+}
+
 // The first stderr line "training M on T: 12345 parameters, ..." gives the model's size.
 int64_t parameters_from(const std::string& stderr_path) {
   std::ifstream in(stderr_path);
@@ -516,6 +552,8 @@ std::string lra_help() {
     "  --bench-only     run only the speed and memory cells (e.g. on an idle machine after the training)\n"
     "  --retry-failed   run again the cells whose record is a failure\n"
     "  --report-only    rewrite results.md and the charts from the records, run nothing\n"
+    "  --merge D1,D2    first take the records of other sweep folders (e.g. two sweeps run side by side, one\n"
+    "                   per core, on different models; each line once, the last of a cell id counts)\n"
     "  --dry-run        print the cells' commands and where each stands (done, resumes from step K,\n"
     "                   to run), run nothing\n"
     "A rerun with the same flags skips finished cells: an interrupted sweep resumes, and a training cell\n"
@@ -529,7 +567,7 @@ int cmd_lra(const std::vector<std::string>& args) {
     if (a == "--help" || a == "-h") return std::printf("%s", lra_help().c_str()), 0;
   Flags f("lra", args,
           {"preset", "models", "tasks", "out", "model-args", "steps-scale", "threads", "cell-timeout", "text-data",
-           "prepare", "npm-cache", "seeds", "stop-after"},
+           "prepare", "npm-cache", "seeds", "stop-after", "merge"},
           {"no-bench", "bench-only", "retry-failed", "report-only", "dry-run"});
   if (!f.has("preset")) fail("lra: --preset is required (quick, mini or full)");
   const LraPreset& preset = lra_preset(f.str("preset", ""));
@@ -641,6 +679,7 @@ int cmd_lra(const std::vector<std::string>& args) {
     return 0;
   }
   fs::create_directories(dir + "/cells");
+  if (f.has("merge")) merge_sweeps(dir, split_list(f.str("merge", ""), ','));
 
   int problems = 0;
   if (!f.on("report-only")) {
