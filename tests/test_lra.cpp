@@ -596,6 +596,10 @@ TEST_CASE("--seeds 2 trains every cell twice and the report shows mean +- std, t
     CHECK(k.find("1 of 1 pairs differ.") != std::string::npos);
     CHECK_MESSAGE(k.find("| Model | Score | letters |\n|---|---:|---|\n| full | 90.6 ± 4.4 | a |\n| local | 28.1 ± 4.4 | b |\n") !=
                       std::string::npos, k);
+    // the main chart's labels carry the letters
+    std::string gp = slurp(dir + "/chart.gp");
+    CHECK_MESSAGE(gp.find("\"full (a)\"") != std::string::npos, gp);
+    CHECK(gp.find("\"local (b)\"") != std::string::npos);
     std::ofstream(dir + "/results.jsonl") << text;  // as the sweep wrote them
   }
   // one seed more: only the new seed's cells run; a missing seed is shown as such

@@ -324,6 +324,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
         "below.\n\n";
 
   // ---- which groups of models the score separates ----
+  std::map<std::string, std::string> letter_of;  // model -> its letters (the main chart's labels carry them)
   if (s.seeds > 1 && !score.empty()) {
     std::vector<std::string> ranked;
     for (auto& [m, st] : score)
@@ -355,6 +356,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
     // the same comparisons as letters: what no cut can say when the groups overlap
     if (sorted.size() > 1) {
       std::vector<std::string> letters = letter_groups(sorted);
+      for (size_t i = 0; i < sorted.size(); ++i) letter_of[ranked[i]] = letters[i];
       md << "The same comparisons as letters (a compact letter display): two models that share a letter cannot be "
             "told apart at this budget; two with no letter in common differ beyond the seed spread.\n\n"
             "| Model | Score | letters |\n|---|---:|---|\n";
@@ -489,13 +491,15 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
     };
     // a chart of a mean over columns; its markdown, or "" when no model has a bubble
     auto mean_chart = [&](const std::string& name, const std::string& title, const std::string& ylabel,
-                          const std::map<std::string, SeedStats>& agg, const std::vector<std::string>& tasks) {
+                          const std::map<std::string, SeedStats>& agg, const std::vector<std::string>& tasks,
+                          const std::map<std::string, std::string>& tags = {}) {
       BubbleChart c = ch;
       c.title = title, c.ylabel = ylabel, c.chance = chance_over(tasks);
       std::vector<std::string> missing;
       for (auto& m : order) {
         auto it = agg.find(m);
         if (it == agg.end() || !add_point(c, m, it->second.mean, it->second.n() > 1 ? it->second.std : 0)) missing.push_back(m);
+        else if (tags.count(m)) c.points.back().model += " (" + tags.at(m) + ")";
       }
       if (c.points.empty()) return std::string();
       draw_bubble_chart(c, s.dir, name);
@@ -504,6 +508,9 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
                          (s.seeds > 1 ? "; error bars: ± one standard deviation over the seeds" : "") + ". The script is " +
                          name + ".gp.";
       if (!missing.empty()) note += " Not drawn (no mean over those columns, or no bench at " + length_label(longest) + "): " + names(missing) + ".";
+      if (!tags.empty())
+        note += " Letters after a name: its groups in \"What the score separates\" (models that share a letter cannot be "
+                "told apart; no letter: fewer than two complete seeds).";
       return note + "\n";
     };
     try {
@@ -513,7 +520,8 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
                                    ? "LRA mean test accuracy (%) over " + column_names(lra_tasks) + " (no column beats chance yet: no score)"
                                    : "score: mean test accuracy (%) over " + column_names(score_tasks);
       std::string main = mean_chart("chart", "Attention Zoo on this CPU (preset " + p.name + "): score, speed, memory", main_label,
-                                    score_tasks.empty() ? lra_mean : score, score_tasks.empty() ? lra_tasks : score_tasks);
+                                    score_tasks.empty() ? lra_mean : score, score_tasks.empty() ? lra_tasks : score_tasks,
+                                    score_tasks.empty() ? std::map<std::string, std::string>{} : letter_of);
       md << (main.empty() ? "No model has the score and a bench at " + length_label(longest) + " yet, so the main chart is not drawn.\n"
                           : main);
       if (!lra_tasks.empty()) {

@@ -1,33 +1,33 @@
 # chart.svg and chart.png, written by attnzoo; rerun with `gnuplot chart.gp` in this folder.
 $f0 << EOD
-"full" 0.4228 72.0322 7 0.30217
+"full (a)" 0.4228 72.0322 7 0.30217
 "flash" 1.0498 71.9121 1.37625 0
 EOD
 $f1 << EOD
-"bigbird" 3.2823 72.2836 2.02453 0.339627
+"bigbird (a)" 3.2823 72.2836 2.02453 0.339627
 "global" 10.6246 62.651 1.37737 0
-"local" 6.6331 60.8539 1.54717 3.87556
+"local (bc)" 6.6331 60.8539 1.54717 3.87556
 "longformer" 6.0202 55.2384 1.57035 0
 "strided" 7.3174 51.8744 1.45393 0
 EOD
 $f2 << EOD
 "compressed" 2.1489 52.3166 1.42402 0
 "efficient" 12.379 66.19 1.3543 0
-"linear" 8.3155 47.7804 1.36165 0.328509
-"linformer" 3.836 59.5569 1.66584 10.8726
-"performer" 5.9607 53.0076 1.62235 0.375386
+"linear (d)" 8.3155 47.7804 1.36165 0.328509
+"linformer (abcd)" 3.836 59.5569 1.66584 10.8726
+"performer (c)" 5.9607 53.0076 1.62235 0.375386
 "rfa" 4.2156 47.845 1.97844 0
 "synthesizer" 0.5074 49.4769 1.39291 0
 EOD
 $f3 << EOD
 "fnet" 19.1207 49.3184 1.10067 0
 "gmlp" 0.796 52.3679 3.2061 0
-"mixer" 16.6036 52.6764 1.13573 0.230609
+"mixer (c)" 16.6036 52.6764 1.13573 0.230609
 EOD
 $f4 << EOD
-"reformer" 2.5903 66.2309 1.7434 0.481799
+"reformer (b)" 2.5903 66.2309 1.7434 0.481799
 "routing" 3.5943 52.5951 1.42833 0
-"sinkhorn" 5.8349 55.4776 1.63932 2.77999
+"sinkhorn (c)" 5.8349 55.4776 1.63932 2.77999
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -41,25 +41,25 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [24.664:77.7618]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,72.0322 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,72.2836 center offset char 0,1.17703 front
+set label 1 "full (a)" at 0.4228,72.0322 center offset char 0,2.31429 front
+set label 2 "bigbird (a)" at 3.2823,72.2836 center offset char 0,1.17703 front
 set label 3 "compressed" at 2.1489,52.3166 center offset char 0,1.03978 front
 set label 4 "efficient" at 12.379,66.19 center offset char 0,1.02384 front
 set label 5 "flash" at 1.0498,71.9121 center offset char 0,1.02886 front
 set label 6 "fnet" at 19.1207,49.3184 center offset char 0,0.965867 front
 set label 7 "global" at 10.6246,62.651 center offset char 0,1.02911 front
 set label 8 "gmlp" at 0.796,52.3679 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,47.7804 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,59.5569 center offset char 0,1.09505 front
-set label 11 "local" at 6.6331,60.8539 center offset char 0,1.06792 front
+set label 9 "linear (d)" at 8.3155,47.7804 center offset char 0,1.02552 front
+set label 10 "linformer (abcd)" at 3.836,59.5569 center offset char 0,1.09505 front
+set label 11 "local (bc)" at 6.6331,60.8539 center offset char 0,-1.06792 front
 set label 12 "longformer" at 6.0202,55.2384 center offset char 0,1.07322 front
-set label 13 "mixer" at 16.6036,52.6764 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,53.0076 center offset char 5.81308,0 front
-set label 15 "reformer" at 2.5903,66.2309 center offset char 0,1.11278 front
+set label 13 "mixer (c)" at 16.6036,52.6764 center offset char 0,0.973881 front
+set label 14 "performer (c)" at 5.9607,53.0076 center offset char 7.81308,0 front
+set label 15 "reformer (b)" at 2.5903,66.2309 center offset char 0,1.11278 front
 set label 16 "rfa" at 4.2156,47.845 center offset char 0,1.1665 front
 set label 17 "routing" at 3.5943,52.5951 center offset char 0,1.04076 front
-set label 18 "sinkhorn" at 5.8349,55.4776 center offset char 0,2.08899 front
-set label 19 "strided" at 7.3174,51.8744 center offset char 0,-1.04661 front
+set label 18 "sinkhorn (c)" at 5.8349,55.4776 center offset char 0,-3.08899 front
+set label 19 "strided" at 7.3174,51.8744 center offset char 4.73608,-1.04661 front
 set label 20 "synthesizer" at 0.5074,49.4769 center offset char 0,1.03267 front
 set arrow from graph 0, first 29.8025 to graph 1, first 29.8025 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
@@ -86,25 +86,25 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [24.664:77.7618]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,72.0322 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,72.2836 center offset char 0,1.17703 front
+set label 1 "full (a)" at 0.4228,72.0322 center offset char 0,2.31429 front
+set label 2 "bigbird (a)" at 3.2823,72.2836 center offset char 0,1.17703 front
 set label 3 "compressed" at 2.1489,52.3166 center offset char 0,1.03978 front
 set label 4 "efficient" at 12.379,66.19 center offset char 0,1.02384 front
 set label 5 "flash" at 1.0498,71.9121 center offset char 0,1.02886 front
 set label 6 "fnet" at 19.1207,49.3184 center offset char 0,0.965867 front
 set label 7 "global" at 10.6246,62.651 center offset char 0,1.02911 front
 set label 8 "gmlp" at 0.796,52.3679 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,47.7804 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,59.5569 center offset char 0,1.09505 front
-set label 11 "local" at 6.6331,60.8539 center offset char 0,1.06792 front
+set label 9 "linear (d)" at 8.3155,47.7804 center offset char 0,1.02552 front
+set label 10 "linformer (abcd)" at 3.836,59.5569 center offset char 0,1.09505 front
+set label 11 "local (bc)" at 6.6331,60.8539 center offset char 0,-1.06792 front
 set label 12 "longformer" at 6.0202,55.2384 center offset char 0,1.07322 front
-set label 13 "mixer" at 16.6036,52.6764 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,53.0076 center offset char 5.81308,0 front
-set label 15 "reformer" at 2.5903,66.2309 center offset char 0,1.11278 front
+set label 13 "mixer (c)" at 16.6036,52.6764 center offset char 0,0.973881 front
+set label 14 "performer (c)" at 5.9607,53.0076 center offset char 7.81308,0 front
+set label 15 "reformer (b)" at 2.5903,66.2309 center offset char 0,1.11278 front
 set label 16 "rfa" at 4.2156,47.845 center offset char 0,1.1665 front
 set label 17 "routing" at 3.5943,52.5951 center offset char 0,1.04076 front
-set label 18 "sinkhorn" at 5.8349,55.4776 center offset char 0,2.08899 front
-set label 19 "strided" at 7.3174,51.8744 center offset char 0,-1.04661 front
+set label 18 "sinkhorn (c)" at 5.8349,55.4776 center offset char 0,-3.08899 front
+set label 19 "strided" at 7.3174,51.8744 center offset char 4.73608,-1.04661 front
 set label 20 "synthesizer" at 0.5074,49.4769 center offset char 0,1.03267 front
 set arrow from graph 0, first 29.8025 to graph 1, first 29.8025 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
