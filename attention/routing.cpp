@@ -25,9 +25,9 @@
 #include <cmath>
 #include <limits>
 
-#include <cblas.h>
 
 #include "attention/kernels/cluster_util.h"
+#include "autograd/runtime/blas.h"
 
 namespace az {
 
@@ -47,8 +47,7 @@ void nearest(const float* x, int64_t M, const float* mu, int64_t C, int64_t d, s
              std::vector<int32_t>& assign) {
   sim.resize(size_t(M * C));
   assign.resize(size_t(M));
-  if (M) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(M), int(C), int(d), 1.0f, x, int(d), mu, int(d), 0.0f,
-                     sim.data(), int(C));
+  sgemm(false, true, M, C, d, 1.0f, x, d, mu, d, 0.0f, sim.data(), C);
   for (int64_t m = 0; m < M; ++m) assign[size_t(m)] = int32_t(std::max_element(&sim[size_t(m * C)], &sim[size_t(m * C)] + C) - &sim[size_t(m * C)]);
 }
 
@@ -235,8 +234,7 @@ class RoutingAttention : public Attention {
         std::fill(count.begin(), count.end(), 0);
         for (int which = 0; which < 2; ++which) {  // queries, then keys
           const float* rows = (which == 0 ? qn : kn).data() + g * N * d;
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(C), int(N), int(d), 1.0f, mu, int(d), rows, int(d),
-                      0.0f, sim.data(), int(N));
+          sgemm(false, true, C, N, d, 1.0f, mu, d, rows, d, 0.0f, sim.data(), N);
           IntTensor& out = which == 0 ? ch.q_rows : ch.k_rows;
           for (int64_t c = 0; c < C; ++c) {
             // The w rows most similar to centroid c; padding ranks last, ties by position.

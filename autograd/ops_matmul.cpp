@@ -1,4 +1,4 @@
-// Matrix products through cblas_sgemm, with transpose flags instead of copies.
+// Matrix products through sgemm (autograd/runtime/blas.h), with transpose flags instead of copies.
 //
 // C = op(A) op(B).  With A' = op(A) [M,K] and B' = op(B) [K,N]:
 //   dA' = dC B'^T,  dB' = A'^T dC.
@@ -17,6 +17,7 @@
 
 #include "autograd/internal.h"
 #include "autograd/ops.h"
+#include "autograd/runtime/blas.h"
 
 namespace az {
 
@@ -33,8 +34,7 @@ inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float*
   bool serial = !omp_in_parallel() && M * N * K <= kGemmThreadMin && omp_get_max_threads() > 1;
   int nt = serial ? omp_get_max_threads() : 0;
   if (serial) openblas_set_num_threads(1);
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
-              1.0f, A, int(ta ? M : K), B, int(tb ? K : N), beta, C, int(N));
+  sgemm(ta, tb, M, N, K, 1.0f, A, ta ? M : K, B, tb ? K : N, beta, C, N);
   if (serial) openblas_set_num_threads(nt);  // (OpenMP's thread count too, which OpenBLAS's setter also sets)
 }
 

@@ -1,7 +1,6 @@
 // Fused kernelised attention and feature maps (see kernel_util.h).
 #include "attention/kernels/kernel_util.h"
 
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 
 #include "attention/kernels/tile.h"
 #include "autograd/internal.h"
+#include "autograd/runtime/blas.h"
 
 namespace az {
 
@@ -18,9 +18,7 @@ namespace {
 // C [M,N] = alpha op(A) op(B) + beta C, every matrix dense row-major.
 inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
                  float* C, float alpha = 1.0f) {
-  if (M == 0 || N == 0) return;
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
-              alpha, A, int(ta ? M : K), B, int(tb ? K : N), beta, C, int(N));
+  sgemm(ta, tb, M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
 }
 
 // sin x and cos x together, vectorisable (about 1e-7 absolute for |x| < 200):

@@ -6,7 +6,6 @@
 // (make bench-core's tile rows: 1.0-1.5x OpenBLAS's sgemm), else on OpenBLAS.
 #include "attention/kernels/tile.h"
 
-#include <cblas.h>
 #include <libxsmm.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include <string>
 
 #include "autograd/runtime/vecmath.h"
+#include "autograd/runtime/blas.h"
 
 namespace az {
 namespace tile {
@@ -42,19 +42,13 @@ libxsmm_smmfunction small_kernel(bool ta, bool tb, int64_t M, int64_t N, int64_t
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
           const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
-  if (M == 0 || N == 0) return;
-  if (K == 0) {  // sgemm would leave beta C: make it explicit (and exact for beta = 0)
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : C[i * ldc + j] * beta;
-    return;
-  }
+  if (M == 0 || N == 0 || K == 0) return sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   if (small_gemm_enabled())
     if (libxsmm_smmfunction f = small_kernel(ta, tb, M, N, K, alpha, lda, ldb, beta, ldc)) {
       f(B, A, C);  // (column-major: the row-major B comes first)
       return;
     }
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(M), int(N), int(K),
-              alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
+  sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 static bool small_enabled = [] {
