@@ -51,6 +51,7 @@
 // measures each point on ListOps.
 #include <cmath>
 
+#include "attention/reformer.h"
 #include "attention/kernels/cluster_util.h"
 
 namespace az {

@@ -26,6 +26,7 @@
 #include <limits>
 
 
+#include "attention/routing.h"
 #include "attention/kernels/cluster_util.h"
 #include "autograd/runtime/blas.h"
 

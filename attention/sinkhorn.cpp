@@ -30,6 +30,7 @@
 // And the MLP output is used as log-scores directly (no log(relu(.)+eps)).
 #include <cmath>
 
+#include "attention/sinkhorn.h"
 #include "attention/kernels/cluster_util.h"
 
 namespace az {

@@ -5,6 +5,9 @@
 #include <limits>
 
 #include "attention/kernels/cluster_util.h"
+#include "attention/reformer.h"
+#include "attention/routing.h"
+#include "attention/sinkhorn.h"
 #include "tests/attention_check.h"
 
 using namespace az;

@@ -46,31 +46,4 @@ Tensor unit_normalize(const Tensor& x, float eps = 1e-12f);
 // Pads axis 2 of x [B,H,N,d] with zero rows up to n (a copy when n > N).
 Tensor pad_positions(const Tensor& x, int64_t n);
 
-// ---- Reformer (reformer.cpp) --------------------------------------------------------------
-// Angular LSH: vecs [G,N,d], rotations [d, rounds * buckets/2]; bucket of row i in
-// round r = argmax over [x R_r, -x R_r].  Returns [G, rounds, N] ids in [0, buckets).
-IntTensor lsh_buckets(const Tensor& vecs, const Tensor& rotations, int64_t rounds, int64_t buckets);
-
-// ---- Routing (routing.cpp) ------------------------------------------------------------------
-// One EMA step of spherical k-means.  centroids [H,C,d] (unit rows, updated in
-// place), x [B,H,M,d] unit vectors, skip [B,M] (1 = ignore, may be empty).  Each
-// centroid with members becomes normalize(decay * c + (1 - decay) * normalize(mean of members)).
-void kmeans_ema_update(Tensor& centroids, const Tensor& x, const std::vector<uint8_t>& skip, float decay);
-
-// ---- Sinkhorn (sinkhorn.cpp) ----------------------------------------------------------------
-// Log-space Sinkhorn: iters rounds of row then column normalisation by
-// log-sum-exp of log_alpha [B,H,n,n]; returns log P (columns sum to 1 exactly,
-// rows approach 1).  out_mask [B,1,n,n] (nonzero = excluded, may be undefined)
-// removes the rows and columns of blocks that are all padding.
-Tensor log_sinkhorn(const Tensor& log_alpha, int64_t iters, const Tensor& out_mask = Tensor());
-
-// The attention once P [B,H,n,n] is known.  q, k, v [B,H,n*block,d] (padded
-// to whole blocks), key_pad [B,n*block] (1 = padding, may be undefined).  Query
-// block i attends to [its sorted block sum_j P_ij K_j || its own block]; with
-// sortcut > 0, to [the first `sortcut` sorted blocks || its own block].
-// Returns [B,H,n*block,d].
-Tensor sorted_block_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& P,
-                              const Tensor& key_pad, int64_t block, int64_t sortcut, float scale, float dropout_p,
-                              bool training, std::vector<float>* weights = nullptr);
-
 }  // namespace az
