@@ -32,21 +32,8 @@ inline Tensor padding(int64_t N, const std::vector<int64_t>& lens) {
   return m;
 }
 
-// The dense reference for a variant whose projections are registered as
-// "<prefix>q", "k", "v", "o" (QKVProjection): softmax(q k^T / sqrt(d) | mask) v,
-// then the output projection.  mask broadcasts to [B,H,N,N], nonzero = excluded.
-// shared_qk: keys are the queries (Reformer).
-inline Tensor dense_reference(const Module& att, const Tensor& x, const Tensor& mask, int64_t heads,
-                              const std::string& prefix = "proj.", bool shared_qk = false) {
-  auto lin = [&](const std::string& n, const Tensor& in) {
-    return add(matmul(in, find_param(att, prefix + n + ".weight")), find_param(att, prefix + n + ".bias"));
-  };
-  Tensor q = split_heads(lin("q", x), heads);
-  Tensor k = shared_qk ? q : split_heads(lin("k", x), heads);
-  Tensor v = split_heads(lin("v", x), heads);
-  float scale = 1.0f / std::sqrt(float(q.size(3)));
-  return lin("o", merge_heads(dense_attention(q, k, v, mask, scale)));
-}
+// dense_reference (attention/kernels/common.h) is the plain composed reference
+// each variant's fast path is compared with.
 
 inline void check_close(const Tensor& a, const Tensor& b, double tol, const std::string& what) {
   REQUIRE(a.shape() == b.shape());

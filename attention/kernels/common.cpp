@@ -55,4 +55,21 @@ Tensor dense_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
   return matmul(dropout(p, dropout_p, training), v);
 }
 
+Tensor dense_reference(const Module& att, const Tensor& x, const Tensor& mask, int64_t heads, const std::string& prefix,
+                       bool shared_qk) {
+  auto param = [&](const std::string& name) {
+    for (auto& p : att.named_parameters())
+      if (p.name == name) return p.tensor;
+    fail("dense_reference: the module has no parameter named " + name);
+  };
+  auto lin = [&](const std::string& n, const Tensor& in) {
+    return add(matmul(in, param(prefix + n + ".weight")), param(prefix + n + ".bias"));
+  };
+  Tensor q = split_heads(lin("q", x), heads);
+  Tensor k = shared_qk ? q : split_heads(lin("k", x), heads);
+  Tensor v = split_heads(lin("v", x), heads);
+  float scale = 1.0f / std::sqrt(float(q.size(3)));
+  return lin("o", merge_heads(dense_attention(q, k, v, mask, scale)));
+}
+
 }  // namespace az

@@ -35,4 +35,14 @@ Tensor causal_mask(int64_t n);
 Tensor dense_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, float scale,
                        float dropout_p = 0.0f, bool training = false, Tensor* weights = nullptr);
 
+// The plain composed reference every fast variant is tested against
+// (tests/attention_check.h): the variant's own projections, registered as
+// "<prefix>q", "k", "v", "o" (QKVProjection), around dense_attention with the
+// variant's pattern as a mask (broadcasting to [B,H,N,N], nonzero = excluded).
+// Every entry outside the mask is computed, so it is only for small N: the
+// fast variant computes only the entries the mask keeps.  shared_qk: keys are
+// the queries (Reformer).  x [B,N,D] -> [B,N,D].
+Tensor dense_reference(const Module& att, const Tensor& x, const Tensor& mask, int64_t heads,
+                       const std::string& prefix = "proj.", bool shared_qk = false);
+
 }  // namespace az
