@@ -131,6 +131,8 @@ Tensor kernel_attention(const Tensor& phi_q, const Tensor& phi_k, const Tensor& 
   const int64_t N = phi_q.size(-2), m = phi_q.size(-1), d = v.size(-1), G = numel_of(lead_of(v));
   const Mode mode = causal ? kCausal : kFull, back = causal ? kAnticausal : kFull;
   Tensor out = Tensor::empty(v.shape()), den = Tensor::empty({G, N});
+  // Non-causal: S = phi_k^T [V 1] [m, d+1] per group, kept for the backward (dQ = dOa S^T).
+  std::vector<float> S_full(mode == kFull ? size_t(G * m * (d + 1)) : 0);
   const float *Q = phi_q.data(), *K = phi_k.data(), *V = v.data();
   float *O = out.data(), *Dn = den.data();
   auto nrm = [eps, norm](float dn) { return norm == KernelNorm::add_eps ? dn + eps : std::max(dn, eps); };
@@ -138,7 +140,13 @@ Tensor kernel_attention(const Tensor& phi_q, const Tensor& phi_k, const Tensor& 
   for_groups(G, N * m * d, [&](int64_t g) {
     std::vector<float> Va(size_t(N * (d + 1))), Oa(size_t(N * (d + 1)));
     augment(V + g * N * d, N, d, Va.data());
-    kprod(mode, Q + g * N * m, K + g * N * m, Va.data(), Oa.data(), N, m, d + 1, chunk, false);
+    if (mode == kFull) {  // kprod's full form, keeping S
+      float* Sg = S_full.data() + g * m * (d + 1);
+      gemm(true, false, m, d + 1, N, K + g * N * m, Va.data(), 0.0f, Sg);
+      gemm(false, false, N, d + 1, m, Q + g * N * m, Sg, 0.0f, Oa.data());
+    } else {
+      kprod(mode, Q + g * N * m, K + g * N * m, Va.data(), Oa.data(), N, m, d + 1, chunk, false);
+    }
     for (int64_t i = 0; i < N; ++i) {
       float dn = Oa[size_t(i * (d + 1) + d)], inv = 1.0f / nrm(dn);
       Dn[g * N + i] = dn;
@@ -147,7 +155,7 @@ Tensor kernel_attention(const Tensor& phi_q, const Tensor& phi_k, const Tensor& 
   });
   if (needs_grad({&phi_q, &phi_k, &v}))
     attach(out, "kernel_attention", {phi_q, phi_k, v},
-           [phi_q, phi_k, v, den, N, m, d, G, mode, back, eps, norm, chunk, nrm](const Tensor& out) {
+           [phi_q, phi_k, v, den, S_full = std::move(S_full), N, m, d, G, mode, back, eps, norm, chunk, nrm](const Tensor& out) {
              const float *Q = phi_q.data(), *K = phi_k.data(), *V = v.data(), *Y = out.data(), *Gr = out.grad_data(),
                          *Dn = den.data();
              float* dQ = phi_q.requires_grad() ? phi_q.grad_data() : nullptr;
@@ -168,6 +176,25 @@ Tensor kernel_attention(const Tensor& phi_q, const Tensor& phi_k, const Tensor& 
                  dOa[size_t(i * (d + 1) + d)] = clamped ? 0.0f : -dot * inv;
                }
                const float *Qg = Q + g * N * m, *Kg = K + g * N * m;
+               if (mode == kFull) {
+                 // Non-causal, four products instead of kprod's six: with S = phi_k^T Va from
+                 // the forward and U = phi_q^T dOa [m, d+1] (which dK and dV share),
+                 //   dQ += dOa S^T,  dK += Va U^T,  dVa = phi_k U.
+                 const float* Sg = S_full.data() + g * m * (d + 1);
+                 if (dQ) gemm(false, true, N, m, d + 1, dOa.data(), Sg, 1.0f, dQ + g * N * m);
+                 if (!dK && !dV) return;
+                 std::vector<float> U(size_t(m * (d + 1)));
+                 gemm(true, false, m, d + 1, N, Qg, dOa.data(), 0.0f, U.data());
+                 if (dK) gemm(false, true, N, m, d + 1, Va.data(), U.data(), 1.0f, dK + g * N * m);
+                 if (dV) {
+                   std::vector<float> dVa(size_t(N * (d + 1)));
+                   gemm(false, false, N, d + 1, m, Kg, U.data(), 0.0f, dVa.data());
+                   float* dv = dV + g * N * d;
+                   for (int64_t i = 0; i < N; ++i)
+                     for (int64_t t = 0; t < d; ++t) dv[i * d + t] += dVa[size_t(i * (d + 1) + t)];
+                 }
+                 return;
+               }
                if (dQ) kprod(mode, dOa.data(), Va.data(), Kg, dQ + g * N * m, N, d + 1, m, chunk, true);
                if (dK) kprod(back, Va.data(), dOa.data(), Qg, dK + g * N * m, N, d + 1, m, chunk, true);
                if (dV) {
