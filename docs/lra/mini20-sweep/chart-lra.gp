@@ -1,32 +1,32 @@
 # chart-lra.svg and chart-lra.png, written by attnzoo; rerun with `gnuplot chart-lra.gp` in this folder.
 $f0 << EOD
 "full" 0.4228 61.971 7 0.321462
-"flash" 1.0498 61.913 1.37625 0
+"flash" 1.0498 61.9127 1.37625 0
 EOD
 $f1 << EOD
 "bigbird" 3.2823 62.2974 2.02453 0.340059
-"global" 10.6246 59.6069 1.37737 0
+"global" 10.6246 60.1607 1.37737 0
 "local" 6.6331 62.2969 1.54717 0.505142
-"longformer" 6.0202 62.1034 1.57035 0
-"strided" 7.3174 61.7898 1.45393 0
+"longformer" 6.0202 62.081 1.57035 0
+"strided" 7.3174 61.6264 1.45393 0
 EOD
 $f2 << EOD
-"compressed" 2.1489 62.0604 1.42402 0
-"efficient" 12.379 61.1779 1.3543 0
+"compressed" 2.1489 62.0149 1.42402 0
+"efficient" 12.379 61.729 1.3543 0
 "linear" 8.3155 56.5487 1.36165 0.325421
 "linformer" 3.836 62.1673 1.66584 0.294642
 "performer" 5.9607 62.0126 1.62235 0.363396
-"rfa" 4.2156 56.7233 1.97844 0
-"synthesizer" 0.5074 58.2273 1.39291 0
+"rfa" 4.2156 57.1225 1.97844 0
+"synthesizer" 0.5074 58.4783 1.39291 0
 EOD
 $f3 << EOD
-"fnet" 19.1207 59.238 1.10067 0
-"gmlp" 0.796 61.6187 3.2061 0
+"fnet" 19.1207 58.9487 1.10067 0
+"gmlp" 0.796 61.7327 3.2061 0
 "mixer" 16.6036 61.3364 1.13573 0.235573
 EOD
 $f4 << EOD
 "reformer" 2.5903 56.3588 1.7434 0.456955
-"routing" 3.5943 62.3001 1.42833 0
+"routing" 3.5943 61.909 1.42833 0
 "sinkhorn" 5.8349 61.686 1.63932 0.315677
 EOD
 
@@ -43,24 +43,24 @@ set yrange [36.69:65.802]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
 set label 1 "full" at 0.4228,61.971 center offset char 0,2.31429 front
 set label 2 "bigbird" at 3.2823,62.2974 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,62.0604 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,61.1779 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,61.913 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,59.238 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,59.6069 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,61.6187 center offset char 0,1.44711 front
+set label 3 "compressed" at 2.1489,62.0149 center offset char 0,1.03978 front
+set label 4 "efficient" at 12.379,61.729 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,61.9127 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,58.9487 center offset char 0,0.965867 front
+set label 7 "global" at 10.6246,60.1607 center offset char 0,1.02911 front
+set label 8 "gmlp" at 0.796,61.7327 center offset char 0,1.44711 front
 set label 9 "linear" at 8.3155,56.5487 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,62.1673 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,62.2969 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,62.1034 center offset char 0,-2.07322 front
-set label 13 "mixer" at 16.6036,61.3364 center offset char 3.59062,0 front
+set label 10 "linformer" at 3.836,62.1673 center offset char 5.83295,1.09505 front
+set label 11 "local" at 6.6331,62.2969 center offset char 3.77871,0 front
+set label 12 "longformer" at 6.0202,62.081 center offset char 0,-2.07322 front
+set label 13 "mixer" at 16.6036,61.3364 center offset char 0,-0.973881 front
 set label 14 "performer" at 5.9607,62.0126 center offset char 0,3.08511 front
 set label 15 "reformer" at 2.5903,56.3588 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,56.7233 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,62.3001 center offset char 0,3.04076 front
+set label 16 "rfa" at 4.2156,57.1225 center offset char 0,1.1665 front
+set label 17 "routing" at 3.5943,61.909 center offset char 0,-1.04076 front
 set label 18 "sinkhorn" at 5.8349,61.686 center offset char 0,-3.08899 front
-set label 19 "strided" at 7.3174,61.7898 center offset char 4.73608,1.04661 front
-set label 20 "synthesizer" at 0.5074,58.2273 center offset char 0,1.03267 front
+set label 19 "strided" at 7.3174,61.6264 center offset char 0,2.04661 front
+set label 20 "synthesizer" at 0.5074,58.4783 center offset char 0,1.03267 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -88,24 +88,24 @@ set yrange [36.69:65.802]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
 set label 1 "full" at 0.4228,61.971 center offset char 0,2.31429 front
 set label 2 "bigbird" at 3.2823,62.2974 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,62.0604 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,61.1779 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,61.913 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,59.238 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,59.6069 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,61.6187 center offset char 0,1.44711 front
+set label 3 "compressed" at 2.1489,62.0149 center offset char 0,1.03978 front
+set label 4 "efficient" at 12.379,61.729 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,61.9127 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,58.9487 center offset char 0,0.965867 front
+set label 7 "global" at 10.6246,60.1607 center offset char 0,1.02911 front
+set label 8 "gmlp" at 0.796,61.7327 center offset char 0,1.44711 front
 set label 9 "linear" at 8.3155,56.5487 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,62.1673 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,62.2969 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,62.1034 center offset char 0,-2.07322 front
-set label 13 "mixer" at 16.6036,61.3364 center offset char 3.59062,0 front
+set label 10 "linformer" at 3.836,62.1673 center offset char 5.83295,1.09505 front
+set label 11 "local" at 6.6331,62.2969 center offset char 3.77871,0 front
+set label 12 "longformer" at 6.0202,62.081 center offset char 0,-2.07322 front
+set label 13 "mixer" at 16.6036,61.3364 center offset char 0,-0.973881 front
 set label 14 "performer" at 5.9607,62.0126 center offset char 0,3.08511 front
 set label 15 "reformer" at 2.5903,56.3588 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,56.7233 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,62.3001 center offset char 0,3.04076 front
+set label 16 "rfa" at 4.2156,57.1225 center offset char 0,1.1665 front
+set label 17 "routing" at 3.5943,61.909 center offset char 0,-1.04076 front
 set label 18 "sinkhorn" at 5.8349,61.686 center offset char 0,-3.08899 front
-set label 19 "strided" at 7.3174,61.7898 center offset char 4.73608,1.04661 front
-set label 20 "synthesizer" at 0.5074,58.2273 center offset char 0,1.03267 front
+set label 19 "strided" at 7.3174,61.6264 center offset char 0,2.04661 front
+set label 20 "synthesizer" at 0.5074,58.4783 center offset char 0,1.03267 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \

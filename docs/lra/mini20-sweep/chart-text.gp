@@ -1,32 +1,32 @@
 # chart-text.svg and chart-text.png, written by attnzoo; rerun with `gnuplot chart-text.gp` in this folder.
 $f0 << EOD
 "full" 0.4228 92.8333 7 1.01283
-"flash" 1.0498 93.15 1.37625 0
+"flash" 1.0498 92.8333 1.37625 1.01283
 EOD
 $f1 << EOD
 "bigbird" 3.2823 93.05 2.02453 0.327872
-"global" 10.6246 89.1 1.37737 0
+"global" 10.6246 89.9333 1.37737 0.748888
 "local" 6.6331 93.6333 1.54717 0.490748
-"longformer" 6.0202 93.6 1.57035 0
-"strided" 7.3174 93.6 1.45393 0
+"longformer" 6.0202 93.3833 1.57035 0.189297
+"strided" 7.3174 93.25 1.45393 0.35
 EOD
 $f2 << EOD
-"compressed" 2.1489 94.05 1.42402 0
-"efficient" 12.379 93 1.3543 0
+"compressed" 2.1489 94.05 1.42402 0.1
+"efficient" 12.379 93.0833 1.3543 0.431084
 "linear" 8.3155 92.4833 1.36165 0.125831
 "linformer" 3.836 91.7833 1.66584 1.12509
 "performer" 5.9607 93.4167 1.62235 0.500833
-"rfa" 4.2156 92.85 1.97844 0
-"synthesizer" 0.5074 92.55 1.39291 0
+"rfa" 4.2156 92.7167 1.97844 0.152753
+"synthesizer" 0.5074 92.2333 1.39291 0.464579
 EOD
 $f3 << EOD
-"fnet" 19.1207 88.1 1.10067 0
-"gmlp" 0.796 91.3 3.2061 0
+"fnet" 19.1207 88.2 1.10067 0.1
+"gmlp" 0.796 91.5667 3.2061 0.305505
 "mixer" 16.6036 91.5167 1.13573 0.0288675
 EOD
 $f4 << EOD
 "reformer" 2.5903 92.2833 1.7434 0.208167
-"routing" 3.5943 93.6 1.42833 0
+"routing" 3.5943 93.25 1.42833 0.327872
 "sinkhorn" 5.8349 93.4667 1.63932 0.236291
 EOD
 
@@ -39,28 +39,28 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.234889:34.4173]
-set yrange [67.55:97.1241]
+set yrange [67.55:97.15]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
 set label 1 "full" at 0.4228,92.8333 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,93.05 center offset char -4.99693,0 front
+set label 2 "bigbird" at 3.2823,93.05 center offset char 0,1.17703 front
 set label 3 "compressed" at 2.1489,94.05 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,93 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,93.15 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,88.1 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,89.1 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,91.3 center offset char 0,1.44711 front
+set label 4 "efficient" at 12.379,93.0833 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,92.8333 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,88.2 center offset char 0,0.965867 front
+set label 7 "global" at 10.6246,89.9333 center offset char 0,1.02911 front
+set label 8 "gmlp" at 0.796,91.5667 center offset char 0,1.44711 front
 set label 9 "linear" at 8.3155,92.4833 center offset char 0,-1.02552 front
 set label 10 "linformer" at 3.836,91.7833 center offset char 0,-1.09505 front
 set label 11 "local" at 6.6331,93.6333 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,93.6 center offset char -6.2893,1.07322 front
+set label 12 "longformer" at 6.0202,93.3833 center offset char 0,-1.07322 front
 set label 13 "mixer" at 16.6036,91.5167 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,93.4167 center offset char 0,-1.08511 front
+set label 14 "performer" at 5.9607,93.4167 center offset char 0,3.08511 front
 set label 15 "reformer" at 2.5903,92.2833 center offset char -5.36841,0 front
-set label 16 "rfa" at 4.2156,92.85 center offset char 2.97586,1 front
-set label 17 "routing" at 3.5943,93.6 center offset char 0,3.04076 front
-set label 18 "sinkhorn" at 5.8349,93.4667 center offset char 0,3.08899 front
-set label 19 "strided" at 7.3174,93.6 center offset char 4.73608,1.04661 front
-set label 20 "synthesizer" at 0.5074,92.55 center offset char 6.70819,1.03267 front
+set label 16 "rfa" at 4.2156,92.7167 center offset char 0,1.1665 front
+set label 17 "routing" at 3.5943,93.25 center offset char 0,2.04076 front
+set label 18 "sinkhorn" at 5.8349,93.4667 center offset char 0,-3.08899 front
+set label 19 "strided" at 7.3174,93.25 center offset char 4.73608,0 front
+set label 20 "synthesizer" at 0.5074,92.2333 center offset char 0,-2.03267 front
 set arrow from graph 0, first 70.55 to graph 1, first 70.55 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 70.55 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -84,28 +84,28 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.234889:34.4173]
-set yrange [67.55:97.1241]
+set yrange [67.55:97.15]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
 set label 1 "full" at 0.4228,92.8333 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,93.05 center offset char -4.99693,0 front
+set label 2 "bigbird" at 3.2823,93.05 center offset char 0,1.17703 front
 set label 3 "compressed" at 2.1489,94.05 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,93 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,93.15 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,88.1 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,89.1 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,91.3 center offset char 0,1.44711 front
+set label 4 "efficient" at 12.379,93.0833 center offset char 0,1.02384 front
+set label 5 "flash" at 1.0498,92.8333 center offset char 0,1.02886 front
+set label 6 "fnet" at 19.1207,88.2 center offset char 0,0.965867 front
+set label 7 "global" at 10.6246,89.9333 center offset char 0,1.02911 front
+set label 8 "gmlp" at 0.796,91.5667 center offset char 0,1.44711 front
 set label 9 "linear" at 8.3155,92.4833 center offset char 0,-1.02552 front
 set label 10 "linformer" at 3.836,91.7833 center offset char 0,-1.09505 front
 set label 11 "local" at 6.6331,93.6333 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,93.6 center offset char -6.2893,1.07322 front
+set label 12 "longformer" at 6.0202,93.3833 center offset char 0,-1.07322 front
 set label 13 "mixer" at 16.6036,91.5167 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,93.4167 center offset char 0,-1.08511 front
+set label 14 "performer" at 5.9607,93.4167 center offset char 0,3.08511 front
 set label 15 "reformer" at 2.5903,92.2833 center offset char -5.36841,0 front
-set label 16 "rfa" at 4.2156,92.85 center offset char 2.97586,1 front
-set label 17 "routing" at 3.5943,93.6 center offset char 0,3.04076 front
-set label 18 "sinkhorn" at 5.8349,93.4667 center offset char 0,3.08899 front
-set label 19 "strided" at 7.3174,93.6 center offset char 4.73608,1.04661 front
-set label 20 "synthesizer" at 0.5074,92.55 center offset char 6.70819,1.03267 front
+set label 16 "rfa" at 4.2156,92.7167 center offset char 0,1.1665 front
+set label 17 "routing" at 3.5943,93.25 center offset char 0,2.04076 front
+set label 18 "sinkhorn" at 5.8349,93.4667 center offset char 0,-3.08899 front
+set label 19 "strided" at 7.3174,93.25 center offset char 4.73608,0 front
+set label 20 "synthesizer" at 0.5074,92.2333 center offset char 0,-2.03267 front
 set arrow from graph 0, first 70.55 to graph 1, first 70.55 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 70.55 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
