@@ -57,13 +57,18 @@ MPI_BIN  := $(if $(filter 1,$(MPI)),$(BUILD)/attnzoo-mpi)
 EXAMPLE_SRC := $(wildcard examples/*.cpp)
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.cpp=$(BUILD)/examples/%)
 
-.PHONY: all test clean deps bench-core train data docs examples install uninstall
+.PHONY: all test clean deps bench-deps bench-core train data docs examples install uninstall
 all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPLE_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
 DEB_PKGS := ccache libopenblas-openmp-dev libhwy-dev libxsmm-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist fortunes \
             libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev manpages manpages-dev libssl-doc
 deps: $(DEPS_OK)
+# What the benchmarks compare with (not needed to build, train or test): hyperfine for
+# whole-command timings, perf for profiles, PyTorch 1.13 for bench/compare_pytorch.py.
+BENCH_PKGS := hyperfine linux-perf python3-torch
+bench-deps:
+	@bash .ci/deps.sh $(BENCH_PKGS)
 $(DEPS_OK): .ci/deps.sh Makefile
 	@bash .ci/deps.sh $(DEB_PKGS)
 	@mkdir -p $(BUILD) && touch $@

@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
-"""Two or more builds of attnzoo on one `attnzoo bench` configuration, alternated.
+"""Two or more builds of attnzoo, or settings of one flag, on one `attnzoo bench`
+configuration, alternated.
 
-    bench/ab.py [--rounds 5] [--threads 2] BIN_A BIN_B [BIN_C ...] -- BENCH_FLAGS...
+    bench/ab.py [--rounds 5] [--threads 2] [--vary FLAG=V1,V2,...] BIN [BIN ...] -- BENCH_FLAGS...
     bench/ab.py build-old/attnzoo build/attnzoo -- --model full --seq-len 1024 --steps 6
+    bench/ab.py --vary model=flash,full build/attnzoo -- --seq-len 4096 --batch 1 --steps 3
+
+The arms are every binary with every value of --vary (one binary and two values compares
+two models, or two tile sizes, on one build).  Why not hyperfine: it runs all of one
+command's repetitions before the next command's, so a machine that slows down for a
+minute (another tenant, a frequency change) slows one arm only; here every round runs
+every arm once.  Use hyperfine for whole-command timings (docs/bench/*/run.sh).
 
 This machine's run-to-run noise (about +-10% between identical runs) is larger than
 most changes worth measuring, so a comparison is only honest when the builds run
@@ -41,41 +49,59 @@ def main():
     ap = argparse.ArgumentParser(prog="bench/ab.py")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--vary", default="", help="FLAG=V1,V2,...: one arm per value, e.g. model=flash,full")
     ap.add_argument("binaries", nargs="+")
     a = ap.parse_args(argv[:cut])
     flags = argv[cut + 1:]
-    if len(a.binaries) < 2:
-        sys.exit("ab.py: give at least two binaries to compare")
+    values = [None]
+    if a.vary:
+        name, _, vals = a.vary.partition("=")
+        values = [v for v in vals.split(",") if v]
+        if not name or not values:
+            sys.exit(f"ab.py: --vary {a.vary}: expected FLAG=V1,V2,... (e.g. model=flash,full)")
+    arms = [(b, v) for b in a.binaries for v in values]
+    if len(arms) < 2:
+        sys.exit("ab.py: give at least two binaries, or --vary with two values, to compare")
     if a.rounds < 1:
         sys.exit(f"ab.py: --rounds {a.rounds} is out of range (expected 1 or more)")
     for b in a.binaries:
         if not (os.path.isfile(b) and os.access(b, os.X_OK)):
             sys.exit(f"ab.py: {b} is not an executable file")
-    runs = {b: [] for b in a.binaries}
-    n = len(a.binaries)
+    def label(arm):
+        b, v = arm
+        return b if v is None else f"{b} --{a.vary.partition('=')[0]} {v}"
+
+    def arm_flags(arm):
+        return flags if arm[1] is None else flags + ["--" + a.vary.partition("=")[0], arm[1]]
+
+    names = [label(x) for x in arms]
+    runs = {x: [] for x in names}
+    n = len(arms)
     for r in range(a.rounds):
         for i in range(n):
-            b = a.binaries[(i + r) % n]
-            rec = run_one(b, flags, a.threads)
-            runs[b].append(rec)
-            print(f"round {r + 1} {b}: {rec['steps_per_s']:.3f} steps/s, {rec['ms_per_step']:.1f} ms/step, "
+            arm = arms[(i + r) % n]
+            rec = run_one(arm[0], arm_flags(arm), a.threads)
+            runs[label(arm)].append(rec)
+            print(f"round {r + 1} {label(arm)}: {rec['steps_per_s']:.3f} steps/s, {rec['ms_per_step']:.1f} ms/step, "
                   f"{rec['peak_rss_mb']:.0f} MB", flush=True)
-    cores = {b: runs[b][0].get("blas_core", "?") for b in a.binaries}
+    cores = {b: runs[b][0].get("blas_core", "?") for b in names}
     if len(set(cores.values())) > 1:
         print("warning: the builds ran on different OpenBLAS kernels: " +
               ", ".join(f"{b} {c}" for b, c in cores.items()) + " (set OPENBLAS_CORETYPE)")
-    first = runs[a.binaries[0]][0]
-    named = [x["cpu"] for b in a.binaries for x in runs[b][:1] if "cpu" in x]  # builds since c8bd684 name it
+    first = runs[names[0]][0]
+    named = [x["cpu"] for b in names for x in runs[b][:1] if "cpu" in x]  # builds since c8bd684 name it
     cpu = named[0] if named else "CPU not named by these builds (see /proc/cpuinfo)"
     print(f"\n{cpu}, SIMD {first.get('simd', '?')}, OpenBLAS {first.get('blas_core', '?')}, "
           f"{a.threads} thread{'s' if a.threads > 1 else ''}, medians of {a.rounds} rounds: bench {' '.join(flags)}")
-    base = statistics.median(x["steps_per_s"] for x in runs[a.binaries[0]])
-    for b in a.binaries:
+    base = statistics.median(x["steps_per_s"] for x in runs[names[0]])
+    for b in names:
         sps = statistics.median(x["steps_per_s"] for x in runs[b])
         ms = statistics.median(x["ms_per_step"] for x in runs[b])
         mb = statistics.median(x["peak_rss_mb"] for x in runs[b])
         lo, hi = min(x["steps_per_s"] for x in runs[b]), max(x["steps_per_s"] for x in runs[b])
-        print(f"{b}: {sps:.3f} steps/s (range {lo:.3f}-{hi:.3f}), {ms:.1f} ms/step, {mb:.0f} MB, "
+        mfu = [x["mfu"] for x in runs[b] if "mfu" in x]
+        mfu_s = f", mfu {statistics.median(mfu):.2f} (range {min(mfu):.2f}-{max(mfu):.2f})" if mfu else ""
+        print(f"{b}: {sps:.3f} steps/s (range {lo:.3f}-{hi:.3f}), {ms:.1f} ms/step, {mb:.0f} MB{mfu_s}, "
               f"{sps / base:.3f}x the first")
 
 
