@@ -826,3 +826,25 @@ TEST_CASE("a report of all 20 models with an LM column: dashes with reasons, LM 
   CHECK(slurp(dir + "/chart-lm.gp").find("baseline: unigram") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("Recall's test error counts sequences, and the report says its accuracy is over the positions in them") {
+  // Two records of the mini preset's published sweep (full, seed 1; a record counts only with
+  // its cell's key): ListOps scores examples, Recall (mqar) the queried positions of its
+  // 1000 test sequences.
+  std::string dir = temp_dir(), out;
+  {
+    std::istringstream all(slurp("docs/lra/mini20-sweep/results.jsonl"));
+    std::ofstream w(dir + "/results.jsonl");
+    int kept = 0;
+    for (std::string line; std::getline(all, line);)
+      if (line.find("\"id\": \"listops-full\",") != std::string::npos || line.find("\"id\": \"mqar-full\",") != std::string::npos)
+        w << line << "\n", ++kept;
+    REQUIRE(kept >= 2);
+  }
+  REQUIRE_MESSAGE(run_cli("lra --preset mini --models full --tasks listops,mqar --threads 1 --report-only --out " + dir, &out) == 0, out);
+  std::string md = slurp(dir + "/results.md");
+  INFO(md);
+  CHECK(md.find("± 0.0 (n=1000) |") != std::string::npos);  // n: sequences, not queries
+  CHECK(md.find("Recall's n counts test sequences") != std::string::npos);
+  CHECK(md.find("ListOps's n counts") == std::string::npos);  // one label an example: no such note
+}

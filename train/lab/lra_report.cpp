@@ -309,6 +309,11 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   for (size_t k = 0; k < reasons.size(); ++k)
     md << superscript(k + 1) << " " << names(who[reasons[k]]) << ": " << md_cell(reasons[k]) << ".  \n";
   if (!reasons.empty()) md << "A dash is a cell that is never run: the model cannot run that task.\n\n";
+  for (auto& c : cols)  // accuracy over positions (a token head): several scored positions a sequence
+    if (!c.bits && c.n_test > 0 && task_info(c.task).head == Head::kToken)
+      md << c.title << "'s n counts test sequences, but its accuracy is over the scored positions in them, which are "
+            "correlated within a sequence: the binomial error on n sequences is an upper bound, and with independent "
+            "positions it would be smaller by the square root of the positions a sequence.\n\n";
   for (auto& c : cols)
     for (auto& m : order)
       if (auto a = lra_task_model_args(c.task, m); !a.empty() && lra_cannot_run(c.task, m).empty()) {
