@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +24,7 @@
 #include "data/text/text.h"  // SplitMix64
 #include "train/checkpoint.h"
 #include "train/lab/lra.h"
+#include "train/lab/plot.h"
 #include "tests/util.h"
 
 using namespace az;
@@ -847,4 +849,42 @@ TEST_CASE("Recall's test error counts sequences, and the report says its accurac
   CHECK(md.find("± 0.0 (n=1000) |") != std::string::npos);  // n: sequences, not queries
   CHECK(md.find("Recall's n counts test sequences") != std::string::npos);
   CHECK(md.find("ListOps's n counts") == std::string::npos);  // one label an example: no such note
+}
+
+TEST_CASE("bubble chart labels: a crowded chart places every label clear of the others, far ones with a leader") {
+  // Ten models within a few percent of speed and a point of score: the labels cannot all sit
+  // above their bubbles.  Read the labels back from chart.gp and lay them out as the placer
+  // estimates the plot area (670 x 540 pixels, characters 8 x 15).
+  BubbleChart c;
+  c.title = "crowded", c.xlabel = "steps/s", c.ylabel = "score", c.size_note = "family";
+  for (int i = 0; i < 10; ++i)
+    c.points.push_back({"model-" + std::to_string(i), i % 2 ? "fixed" : "learned", 5.0 + 0.1 * i, 60.0 + 0.1 * (i % 3), 100.0, 0});
+  std::string dir = temp_dir();
+  draw_bubble_chart(c, dir, "crowded");
+  std::string gp = slurp(dir + "/crowded.gp");
+  gp = gp.substr(0, gp.find("unset output"));  // the SVG's commands (the PNG's repeat them)
+  double x0, x1, y0, y1;
+  REQUIRE(std::sscanf(gp.c_str() + gp.find("set xrange ["), "set xrange [%lf:%lf]", &x0, &x1) == 2);
+  REQUIRE(std::sscanf(gp.c_str() + gp.find("set yrange ["), "set yrange [%lf:%lf]", &y0, &y1) == 2);
+  struct Box { std::string name; double x, y, w, h; };
+  std::vector<Box> boxes;
+  std::istringstream in(gp);
+  for (std::string line; std::getline(in, line);) {
+    char name[64];
+    double x, y, a, b;
+    if (std::sscanf(line.c_str(), "set label %*d \"%63[^\"]\" at %lf,%lf center offset char %lf,%lf", name, &x, &y, &a, &b) != 5) continue;
+    double px = 670 * (std::log10(x) - std::log10(x0)) / (std::log10(x1) - std::log10(x0)) + 8 * a;
+    double py = 540 * (y - y0) / (y1 - y0) + 15 * b;
+    boxes.push_back({name, px, py, 8.0 * std::strlen(name), 15});
+  }
+  REQUIRE(boxes.size() == 10);
+  for (size_t i = 0; i < boxes.size(); ++i)
+    for (size_t j = i + 1; j < boxes.size(); ++j) {
+      CAPTURE(boxes[i].name);
+      CAPTURE(boxes[j].name);
+      bool overlap = std::fabs(boxes[i].x - boxes[j].x) * 2 < boxes[i].w + boxes[j].w &&
+                     std::fabs(boxes[i].y - boxes[j].y) * 2 < boxes[i].h + boxes[j].h;
+      CHECK_FALSE(overlap);
+    }
+  CHECK(gp.find("set arrow from first ") != std::string::npos);  // at least one leader in this crowd
 }

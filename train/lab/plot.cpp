@@ -405,44 +405,89 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     }
   body << "set xtics (" << tics << ")\n";
   // Labels: above the bubble, else below, right or left, diagonal, or a line further out,
-  // whichever first clears the labels and bubbles already placed.  Positions in pixels of an estimated 720 x 560 plot area; a character
-  // is about 7 x 14 pixels, a bubble's radius about 3.2 pixels per unit of point size.
+  // whichever first clears the labels, bubbles and error bars already placed.  Positions in pixels
+  // of the plot area gnuplot leaves at 1100 x 650 with the key outside (measured on the PNG: about
+  // 670 x 540); a character of Helvetica 13 is about 8 x 15 pixels, a bubble's radius about 3.2
+  // pixels per unit of point size.
   struct Box {
     double x, y, w, h;  // centre, size
+    bool bar = false;   // an error bar: a thin line a label may cross
     bool hits(const Box& o) const { return std::fabs(x - o.x) * 2 < w + o.w && std::fabs(y - o.y) * 2 < h + o.h; }
   };
   auto px = [&](const BubblePoint& p) {
-    return 720 * (std::log10(p.steps_per_s) - std::log10(x0)) / (std::log10(x1) - std::log10(x0));
+    return 670 * (std::log10(p.steps_per_s) - std::log10(x0)) / (std::log10(x1) - std::log10(x0));
   };
-  auto py = [&](const BubblePoint& p) { return 560 * (c.lower_is_better ? y1 - p.accuracy : p.accuracy - y0) / (y1 - y0); };
+  auto py = [&](const BubblePoint& p) { return 540 * (c.lower_is_better ? y1 - p.accuracy : p.accuracy - y0) / (y1 - y0); };
   std::vector<Box> placed;
   for (auto& p : c.points) {
     double r = 3.2 * size(p.memory_mb);
     placed.push_back({px(p), py(p), 2 * r, 2 * r});
+    if (p.accuracy_err > 0) placed.push_back({px(p), py(p), 6, 2 * 540 * p.accuracy_err / (y1 - y0), true});  // its error bar
   }
-  int k = 1, own = -1;
+  const size_t obstacles = placed.size();
+  int k = 1;
   for (auto& p : c.points) {
-    ++own;  // this point's own bubble is placed[own]
-    double r = 3.2 * size(p.memory_mb), w = 7.0 * double(p.model.size()), h = 14;
+    double r = 3.2 * size(p.memory_mb), w = 8.0 * double(p.model.size()), h = 15;
     double dx = r + 4 + w / 2, dy = r + 10;
     std::vector<std::pair<double, double>> tries = {{0, dy},  {0, -dy},     {dx, 0},      {-dx, 0},
                                                     {dx, dy}, {-dx, dy},    {dx, -dy},    {-dx, -dy},
                                                     {dx, h},  {-dx, h},     {dx, -h},     {-dx, -h},
                                                     {0, dy + h}, {0, -dy - h}, {0, dy + 2 * h}, {0, -dy - 2 * h}};
+    for (int n = 1; n <= 4; ++n)  // a crowd: further out, up and down, each with a leader
+      for (auto t : std::vector<std::pair<double, double>>{{dx, dy + n * h}, {-dx, dy + n * h}, {dx, -dy - n * h},
+                                                           {-dx, -dy - n * h}, {0, dy + (n + 2) * h}, {0, -dy - (n + 2) * h}})
+        tries.push_back(t);
+    // how far a label's box at offset t stands from the bubble's edge: the nearest free place wins
+    // (stable: among equals, the order above), and one further than kLeader pixels gets a leader
+    auto gap = [&](const std::pair<double, double>& t) {
+      double gx = std::max(0.0, std::fabs(t.first) - w / 2), gy = std::max(0.0, std::fabs(t.second) - h / 2);
+      return std::max(0.0, std::hypot(gx, gy) - r);
+    };
+    constexpr double kLeader = 10;
+    std::stable_sort(tries.begin(), tries.end(), [&](auto& a, auto& b) {
+      return std::max(gap(a), kLeader) < std::max(gap(b), kLeader);  // the ring around the bubble counts as one distance
+    });
+    // The first place in the ring clear of everything, else one in the ring that only crosses an
+    // error bar (a thin line: the text stays readable), else the same further out (with a leader),
+    // else the place that overlaps labels and bubbles least.
     std::pair<double, double> pick = tries[0];
     double least = 1e300;
-    for (auto& t : tries) {  // the first position that overlaps nothing, else the one that overlaps least
+    int best = 4;  // 0..3: the preferences above; 4: none clear of labels and bubbles yet
+    for (auto& t : tries) {
       Box b{px(p) + t.first, py(p) + t.second, w, h};
-      double overlap = 0;
-      for (size_t i = 0; i < placed.size(); ++i)
-        if (int(i) != own && placed[i].hits(b))
-          overlap += (w + placed[i].w) / 2 - std::fabs(b.x - placed[i].x) + (h + placed[i].h) / 2 - std::fabs(b.y - placed[i].y);
-      if (overlap < least) least = overlap, pick = t;
-      if (overlap == 0) break;
+      double hard = 0;
+      bool crosses_bar = false;
+      for (size_t i = 0; i < placed.size(); ++i) {
+        if (i < obstacles && placed[i].x == px(p) && placed[i].y == py(p)) continue;  // its own bubble and bar
+        if (!placed[i].hits(b)) continue;
+        if (placed[i].bar) crosses_bar = true;
+        else hard += (w + placed[i].w) / 2 - std::fabs(b.x - placed[i].x) + (h + placed[i].h) / 2 - std::fabs(b.y - placed[i].y);
+      }
+      if (hard > 0) {
+        if (best == 4 && hard < least) least = hard, pick = t;
+        continue;
+      }
+      int rank = (gap(t) > kLeader ? 2 : 0) + (crosses_bar ? 1 : 0);
+      if (rank < best) best = rank, pick = t;
+      if (best == 0) break;
     }
     placed.push_back({px(p) + pick.first, py(p) + pick.second, w, h});
     body << "set label " << k++ << " " << gp_quote(p.model) << " at " << fmt("%.6g", p.steps_per_s) << "," << fmt("%.6g", p.accuracy)
-         << " center offset char " << fmt("%.6g", pick.first / 7) << "," << fmt("%.6g", pick.second / 14) << " front\n";
+         << " center offset char " << fmt("%.6g", pick.first / 8) << "," << fmt("%.6g", pick.second / 15) << " front\n";
+    // A label pushed out of the ring around its bubble gets a thin leader from the bubble's edge
+    // to its box, so a crowded chart still says which label is whose.
+    if (gap(pick) > kLeader) {
+      double dist = std::hypot(pick.first, pick.second);
+      double ux = pick.first / dist, uy = pick.second / dist;
+      double to_box = std::min(pick.first ? (w / 2) / std::fabs(ux) : 1e300, pick.second ? (h / 2) / std::fabs(uy) : 1e300);
+      double a = r + 1, b = dist - to_box - 1;
+      auto at = [&](double t) {  // pixels along the leader -> the chart's coordinates
+        double lx = std::log10(p.steps_per_s) + t * ux * (std::log10(x1) - std::log10(x0)) / 670;
+        double ly = p.accuracy + (c.lower_is_better ? -1 : 1) * t * uy * (y1 - y0) / 540;
+        return fmt("%.6g", std::pow(10.0, lx)) + "," + fmt("%.6g", ly);
+      };
+      if (b > a) body << "set arrow from first " << at(a) << " to first " << at(b) << " nohead lw 0.8 lc rgb '#999999' back\n";
+    }
   }
   for (auto& [y, label] : lines)
     body << "set arrow from graph 0, first " << fmt("%.6g", y) << " to graph 1, first " << fmt("%.6g", y)
