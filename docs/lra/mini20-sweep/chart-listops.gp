@@ -41,26 +41,31 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [13.6548:40.9625]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,36.3167 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,36.0667 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,35.8 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,35.9333 center offset char 0,-1.02384 front
-set label 5 "flash" at 1.0498,36.3 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,36.0667 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,36.2167 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,35.75 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,17.0833 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,35.6833 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,35.7667 center offset char 0,-1.06792 front
-set label 12 "longformer" at 6.0202,36.05 center offset char 0,2.07322 front
-set label 13 "mixer" at 16.6036,35.9 center offset char -3.59062,0.973881 front
-set label 14 "performer" at 5.9607,36.4 center offset char 0,3.08511 front
-set label 15 "reformer" at 2.5903,16.9667 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,17.1167 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,35.55 center offset char 0,-2.04076 front
-set label 18 "sinkhorn" at 5.8349,36.6833 center offset char -5.32083,-1 front
-set label 19 "strided" at 7.3174,36.1167 center offset char 0,-3.04661 front
-set label 20 "synthesizer" at 0.5074,34.6333 center offset char 0,-1.03267 front
+set label 1 "full" at 0.4228,36.3167 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,36.0667 center offset char 0,1.09857 front
+set label 3 "compressed" at 2.1489,35.8 center offset char 0,-0.970457 front
+set label 4 "efficient" at 12.379,35.9333 center offset char 0,-0.955583 front
+set label 5 "flash" at 1.0498,36.3 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,36.0667 center offset char 2.94027,0 front
+set label 7 "global" at 10.6246,36.2167 center offset char 0,0.960506 front
+set label 8 "gmlp" at 0.796,35.75 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,17.0833 center offset char 0,0.957153 front
+set label 10 "linformer" at 3.836,35.6833 center offset char 0,-1.02204 front
+set label 11 "local" at 6.6331,35.7667 center offset char 0,-0.996729 front
+set label 12 "longformer" at 6.0202,36.05 center offset char 0,2.00167 front
+set arrow from first 6.0202,36.3547 to first 6.0202,37.1385 nohead lw 0.8 lc rgb '#999999' back
+set label 13 "mixer" at 16.6036,35.9 center offset char 3.45429,-0.908955 front
+set label 14 "performer" at 5.9607,36.4 center offset char 0,3.01277 front
+set arrow from first 5.9607,36.7131 to first 5.9607,38.2555 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.5903,16.9667 center offset char 0,1.03859 front
+set label 16 "rfa" at 4.2156,17.1167 center offset char 0,1.08873 front
+set label 17 "routing" at 3.5943,35.55 center offset char 0,-1.97138 front
+set arrow from first 3.5943,35.2683 to first 3.5943,34.4845 nohead lw 0.8 lc rgb '#999999' back
+set label 18 "sinkhorn" at 5.8349,36.6833 center offset char 0,4.01639 front
+set arrow from first 5.8349,36.9992 to first 5.8349,39.3001 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided" at 7.3174,36.1167 center offset char 0,-2.97684 front
+set arrow from first 7.3174,35.8308 to first 7.3174,34.2884 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.5074,34.6333 center offset char 0,-0.963821 front
 set arrow from graph 0, first 16.85 to graph 1, first 16.85 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 16.85 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -86,26 +91,31 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [13.6548:40.9625]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,36.3167 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,36.0667 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,35.8 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,35.9333 center offset char 0,-1.02384 front
-set label 5 "flash" at 1.0498,36.3 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,36.0667 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,36.2167 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,35.75 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,17.0833 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,35.6833 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,35.7667 center offset char 0,-1.06792 front
-set label 12 "longformer" at 6.0202,36.05 center offset char 0,2.07322 front
-set label 13 "mixer" at 16.6036,35.9 center offset char -3.59062,0.973881 front
-set label 14 "performer" at 5.9607,36.4 center offset char 0,3.08511 front
-set label 15 "reformer" at 2.5903,16.9667 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,17.1167 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,35.55 center offset char 0,-2.04076 front
-set label 18 "sinkhorn" at 5.8349,36.6833 center offset char -5.32083,-1 front
-set label 19 "strided" at 7.3174,36.1167 center offset char 0,-3.04661 front
-set label 20 "synthesizer" at 0.5074,34.6333 center offset char 0,-1.03267 front
+set label 1 "full" at 0.4228,36.3167 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,36.0667 center offset char 0,1.09857 front
+set label 3 "compressed" at 2.1489,35.8 center offset char 0,-0.970457 front
+set label 4 "efficient" at 12.379,35.9333 center offset char 0,-0.955583 front
+set label 5 "flash" at 1.0498,36.3 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,36.0667 center offset char 2.94027,0 front
+set label 7 "global" at 10.6246,36.2167 center offset char 0,0.960506 front
+set label 8 "gmlp" at 0.796,35.75 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,17.0833 center offset char 0,0.957153 front
+set label 10 "linformer" at 3.836,35.6833 center offset char 0,-1.02204 front
+set label 11 "local" at 6.6331,35.7667 center offset char 0,-0.996729 front
+set label 12 "longformer" at 6.0202,36.05 center offset char 0,2.00167 front
+set arrow from first 6.0202,36.3547 to first 6.0202,37.1385 nohead lw 0.8 lc rgb '#999999' back
+set label 13 "mixer" at 16.6036,35.9 center offset char 3.45429,-0.908955 front
+set label 14 "performer" at 5.9607,36.4 center offset char 0,3.01277 front
+set arrow from first 5.9607,36.7131 to first 5.9607,38.2555 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.5903,16.9667 center offset char 0,1.03859 front
+set label 16 "rfa" at 4.2156,17.1167 center offset char 0,1.08873 front
+set label 17 "routing" at 3.5943,35.55 center offset char 0,-1.97138 front
+set arrow from first 3.5943,35.2683 to first 3.5943,34.4845 nohead lw 0.8 lc rgb '#999999' back
+set label 18 "sinkhorn" at 5.8349,36.6833 center offset char 0,4.01639 front
+set arrow from first 5.8349,36.9992 to first 5.8349,39.3001 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided" at 7.3174,36.1167 center offset char 0,-2.97684 front
+set arrow from first 7.3174,35.8308 to first 7.3174,34.2884 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.5074,34.6333 center offset char 0,-0.963821 front
 set arrow from graph 0, first 16.85 to graph 1, first 16.85 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 16.85 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \

@@ -30,17 +30,17 @@ set logscale x
 set xrange [0.234889:29.8865]
 set yrange [5.34355:2.25851]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,2.66277 center offset char 0,2.31429 front
-set label 2 "flash" at 1.0498,2.66277 center offset char 0,1.02886 front
-set label 3 "gmlp" at 0.796,2.57617 center offset char 0,1.44711 front
-set label 4 "linear" at 8.3155,2.95807 center offset char 0,1.02552 front
-set label 5 "local" at 6.6331,2.6602 center offset char 0,1.06792 front
-set label 6 "longformer" at 6.0202,2.64873 center offset char 0,-1.07322 front
-set label 7 "mixer" at 16.6036,2.87067 center offset char 0,0.973881 front
-set label 8 "performer" at 5.9607,3.00047 center offset char 0,-1.08511 front
-set label 9 "rfa" at 4.2156,3.08557 center offset char 0,1.1665 front
-set label 10 "strided" at 7.3174,3.83137 center offset char 0,1.04661 front
-set label 11 "synthesizer" at 0.5074,2.75397 center offset char 0,-1.03267 front
+set label 1 "full" at 0.4228,2.66277 center offset char 0,2.16 front
+set label 2 "flash" at 1.0498,2.66277 center offset char 0,0.960268 front
+set label 3 "gmlp" at 0.796,2.57617 center offset char 0,1.35063 front
+set label 4 "linear" at 8.3155,2.95807 center offset char 0,0.957153 front
+set label 5 "local" at 6.6331,2.6602 center offset char 0,0.996729 front
+set label 6 "longformer" at 6.0202,2.64873 center offset char 0,-1.00167 front
+set label 7 "mixer" at 16.6036,2.87067 center offset char 0,0.908955 front
+set label 8 "performer" at 5.9607,3.00047 center offset char 0,-1.01277 front
+set label 9 "rfa" at 4.2156,3.08557 center offset char 0,1.08873 front
+set label 10 "strided" at 7.3174,3.83137 center offset char 0,0.976839 front
+set label 11 "synthesizer" at 0.5074,2.75397 center offset char 0,-0.963821 front
 set arrow from graph 0, first 5.045 to graph 1, first 5.045 nohead dt 2 lc rgb '#888888'
 set label 12 "baseline: unigram" at graph 0.01, first 5.045 offset 0,0.6 left textcolor rgb '#888888'
 set arrow from graph 0, first 2.676 to graph 1, first 2.676 nohead dt 2 lc rgb '#888888'
@@ -66,17 +66,17 @@ set logscale x
 set xrange [0.234889:29.8865]
 set yrange [5.34355:2.25851]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,2.66277 center offset char 0,2.31429 front
-set label 2 "flash" at 1.0498,2.66277 center offset char 0,1.02886 front
-set label 3 "gmlp" at 0.796,2.57617 center offset char 0,1.44711 front
-set label 4 "linear" at 8.3155,2.95807 center offset char 0,1.02552 front
-set label 5 "local" at 6.6331,2.6602 center offset char 0,1.06792 front
-set label 6 "longformer" at 6.0202,2.64873 center offset char 0,-1.07322 front
-set label 7 "mixer" at 16.6036,2.87067 center offset char 0,0.973881 front
-set label 8 "performer" at 5.9607,3.00047 center offset char 0,-1.08511 front
-set label 9 "rfa" at 4.2156,3.08557 center offset char 0,1.1665 front
-set label 10 "strided" at 7.3174,3.83137 center offset char 0,1.04661 front
-set label 11 "synthesizer" at 0.5074,2.75397 center offset char 0,-1.03267 front
+set label 1 "full" at 0.4228,2.66277 center offset char 0,2.16 front
+set label 2 "flash" at 1.0498,2.66277 center offset char 0,0.960268 front
+set label 3 "gmlp" at 0.796,2.57617 center offset char 0,1.35063 front
+set label 4 "linear" at 8.3155,2.95807 center offset char 0,0.957153 front
+set label 5 "local" at 6.6331,2.6602 center offset char 0,0.996729 front
+set label 6 "longformer" at 6.0202,2.64873 center offset char 0,-1.00167 front
+set label 7 "mixer" at 16.6036,2.87067 center offset char 0,0.908955 front
+set label 8 "performer" at 5.9607,3.00047 center offset char 0,-1.01277 front
+set label 9 "rfa" at 4.2156,3.08557 center offset char 0,1.08873 front
+set label 10 "strided" at 7.3174,3.83137 center offset char 0,0.976839 front
+set label 11 "synthesizer" at 0.5074,2.75397 center offset char 0,-0.963821 front
 set arrow from graph 0, first 5.045 to graph 1, first 5.045 nohead dt 2 lc rgb '#888888'
 set label 12 "baseline: unigram" at graph 0.01, first 5.045 offset 0,0.6 left textcolor rgb '#888888'
 set arrow from graph 0, first 2.676 to graph 1, first 2.676 nohead dt 2 lc rgb '#888888'

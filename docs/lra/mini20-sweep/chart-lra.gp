@@ -1,32 +1,32 @@
 # chart-lra.svg and chart-lra.png, written by attnzoo; rerun with `gnuplot chart-lra.gp` in this folder.
 $f0 << EOD
 "full" 0.4228 61.971 7 0.321462
-"flash" 1.0498 61.9127 1.37625 0
+"flash" 1.0498 62.0377 1.37625 0.302001
 EOD
 $f1 << EOD
 "bigbird" 3.2823 62.2974 2.02453 0.340059
-"global" 10.6246 60.1607 1.37737 0
+"global" 10.6246 60.1654 1.37737 0.503494
 "local" 6.6331 62.2969 1.54717 0.505142
-"longformer" 6.0202 62.081 1.57035 0
-"strided" 7.3174 61.6264 1.45393 0
+"longformer" 6.0202 62.0578 1.57035 0.429567
+"strided" 7.3174 61.8764 1.45393 0.464096
 EOD
 $f2 << EOD
-"compressed" 2.1489 62.0149 1.42402 0
-"efficient" 12.379 61.729 1.3543 0
+"compressed" 2.1489 62.1033 1.42402 0.174897
+"efficient" 12.379 61.5749 1.3543 0.497405
 "linear" 8.3155 56.5487 1.36165 0.325421
 "linformer" 3.836 62.1673 1.66584 0.294642
 "performer" 5.9607 62.0126 1.62235 0.363396
-"rfa" 4.2156 57.1225 1.97844 0
-"synthesizer" 0.5074 58.4783 1.39291 0
+"rfa" 4.2156 57.1225 1.97844 0.358333
+"synthesizer" 0.5074 58.6931 1.39291 0.74922
 EOD
 $f3 << EOD
-"fnet" 19.1207 58.9487 1.10067 0
-"gmlp" 0.796 61.7327 3.2061 0
+"fnet" 19.1207 58.8404 1.10067 0.435406
+"gmlp" 0.796 61.7324 3.2061 0.22263
 "mixer" 16.6036 61.3364 1.13573 0.235573
 EOD
 $f4 << EOD
 "reformer" 2.5903 56.3588 1.7434 0.456955
-"routing" 3.5943 61.909 1.42833 0
+"routing" 3.5943 61.8124 1.42833 0.31689
 "sinkhorn" 5.8349 61.686 1.63932 0.315677
 EOD
 
@@ -41,26 +41,31 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [36.69:65.802]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,61.971 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,62.2974 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,62.0149 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,61.729 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,61.9127 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,58.9487 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,60.1607 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,61.7327 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,56.5487 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,62.1673 center offset char 5.83295,1.09505 front
-set label 11 "local" at 6.6331,62.2969 center offset char 3.77871,0 front
-set label 12 "longformer" at 6.0202,62.081 center offset char 0,-2.07322 front
-set label 13 "mixer" at 16.6036,61.3364 center offset char 0,-0.973881 front
-set label 14 "performer" at 5.9607,62.0126 center offset char 0,3.08511 front
-set label 15 "reformer" at 2.5903,56.3588 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,57.1225 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,61.909 center offset char 0,-1.04076 front
-set label 18 "sinkhorn" at 5.8349,61.686 center offset char 0,-3.08899 front
-set label 19 "strided" at 7.3174,61.6264 center offset char 0,2.04661 front
-set label 20 "synthesizer" at 0.5074,58.4783 center offset char 0,1.03267 front
+set label 1 "full" at 0.4228,61.971 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,62.2974 center offset char 0,1.09857 front
+set label 3 "compressed" at 2.1489,62.1033 center offset char 0,-0.970457 front
+set label 4 "efficient" at 12.379,61.5749 center offset char 0,0.955583 front
+set label 5 "flash" at 1.0498,62.0377 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,58.8404 center offset char 0,0.901476 front
+set label 7 "global" at 10.6246,60.1654 center offset char 0,-0.960506 front
+set label 8 "gmlp" at 0.796,61.7324 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,56.5487 center offset char 0,0.957153 front
+set label 10 "linformer" at 3.836,62.1673 center offset char 5.66633,1.02204 front
+set label 11 "local" at 6.6331,62.2969 center offset char 0,1.99673 front
+set arrow from first 6.6331,62.6177 to first 6.6331,63.4533 nohead lw 0.8 lc rgb '#999999' back
+set label 12 "longformer" at 6.0202,62.0578 center offset char 0,-2.00167 front
+set arrow from first 6.0202,61.733 to first 6.0202,60.8974 nohead lw 0.8 lc rgb '#999999' back
+set label 13 "mixer" at 16.6036,61.3364 center offset char 0,-0.908955 front
+set label 14 "performer" at 5.9607,62.0126 center offset char 0,-3.01277 front
+set arrow from first 5.9607,61.6788 to first 5.9607,60.0345 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.5903,56.3588 center offset char 0,1.03859 front
+set label 16 "rfa" at 4.2156,57.1225 center offset char 0,1.08873 front
+set label 17 "routing" at 3.5943,61.8124 center offset char 0,-0.971377 front
+set label 18 "sinkhorn" at 5.8349,61.686 center offset char -5.15573,3.01639 front
+set arrow from first 5.65498,61.9348 to first 4.53918,63.681 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided" at 7.3174,61.8764 center offset char 4.58157,1.97684 front
+set arrow from first 7.56072,62.0681 to first 8.91994,63.0368 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.5074,58.6931 center offset char 0,0.963821 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -86,26 +91,31 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [36.69:65.802]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,61.971 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,62.2974 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,62.0149 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,61.729 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,61.9127 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,58.9487 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,60.1607 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,61.7327 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,56.5487 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,62.1673 center offset char 5.83295,1.09505 front
-set label 11 "local" at 6.6331,62.2969 center offset char 3.77871,0 front
-set label 12 "longformer" at 6.0202,62.081 center offset char 0,-2.07322 front
-set label 13 "mixer" at 16.6036,61.3364 center offset char 0,-0.973881 front
-set label 14 "performer" at 5.9607,62.0126 center offset char 0,3.08511 front
-set label 15 "reformer" at 2.5903,56.3588 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,57.1225 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,61.909 center offset char 0,-1.04076 front
-set label 18 "sinkhorn" at 5.8349,61.686 center offset char 0,-3.08899 front
-set label 19 "strided" at 7.3174,61.6264 center offset char 0,2.04661 front
-set label 20 "synthesizer" at 0.5074,58.4783 center offset char 0,1.03267 front
+set label 1 "full" at 0.4228,61.971 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,62.2974 center offset char 0,1.09857 front
+set label 3 "compressed" at 2.1489,62.1033 center offset char 0,-0.970457 front
+set label 4 "efficient" at 12.379,61.5749 center offset char 0,0.955583 front
+set label 5 "flash" at 1.0498,62.0377 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,58.8404 center offset char 0,0.901476 front
+set label 7 "global" at 10.6246,60.1654 center offset char 0,-0.960506 front
+set label 8 "gmlp" at 0.796,61.7324 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,56.5487 center offset char 0,0.957153 front
+set label 10 "linformer" at 3.836,62.1673 center offset char 5.66633,1.02204 front
+set label 11 "local" at 6.6331,62.2969 center offset char 0,1.99673 front
+set arrow from first 6.6331,62.6177 to first 6.6331,63.4533 nohead lw 0.8 lc rgb '#999999' back
+set label 12 "longformer" at 6.0202,62.0578 center offset char 0,-2.00167 front
+set arrow from first 6.0202,61.733 to first 6.0202,60.8974 nohead lw 0.8 lc rgb '#999999' back
+set label 13 "mixer" at 16.6036,61.3364 center offset char 0,-0.908955 front
+set label 14 "performer" at 5.9607,62.0126 center offset char 0,-3.01277 front
+set arrow from first 5.9607,61.6788 to first 5.9607,60.0345 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.5903,56.3588 center offset char 0,1.03859 front
+set label 16 "rfa" at 4.2156,57.1225 center offset char 0,1.08873 front
+set label 17 "routing" at 3.5943,61.8124 center offset char 0,-0.971377 front
+set label 18 "sinkhorn" at 5.8349,61.686 center offset char -5.15573,3.01639 front
+set arrow from first 5.65498,61.9348 to first 4.53918,63.681 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided" at 7.3174,61.8764 center offset char 4.58157,1.97684 front
+set arrow from first 7.56072,62.0681 to first 8.91994,63.0368 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.5074,58.6931 center offset char 0,0.963821 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \

@@ -41,26 +41,28 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [-31.1637:114.191]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,99.9896 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,99.9813 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,1.28125 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,75.0604 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,99.9958 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,0.402083 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,65.2208 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,3.19583 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,6.25833 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,37.2479 center offset char 0,1.09505 front
-set label 11 "local" at 6.6331,42.7354 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,16.275 center offset char 6.2893,0 front
-set label 13 "mixer" at 16.6036,6.91667 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,5.19167 center offset char -5.81308,1.08511 front
-set label 15 "reformer" at 2.5903,99.3604 center offset char 0,-1.11278 front
-set label 16 "rfa" at 4.2156,5.60833 center offset char 0,-1.1665 front
-set label 17 "routing" at 3.5943,1.475 center offset char 0,-1.04076 front
-set label 18 "sinkhorn" at 5.8349,19.1417 center offset char 0,1.08899 front
-set label 19 "strided" at 7.3174,0.422917 center offset char 0,-1.04661 front
-set label 20 "synthesizer" at 0.5074,6.24792 center offset char 0,1.03267 front
+set label 1 "full" at 0.4228,99.9896 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,99.9813 center offset char 0,1.09857 front
+set label 3 "compressed" at 2.1489,1.28125 center offset char 0,0.970457 front
+set label 4 "efficient" at 12.379,75.0604 center offset char 0,0.955583 front
+set label 5 "flash" at 1.0498,99.9958 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,0.402083 center offset char 0,-0.901476 front
+set label 7 "global" at 10.6246,65.2208 center offset char 0,-0.960506 front
+set label 8 "gmlp" at 0.796,3.19583 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,6.25833 center offset char 0,0.957153 front
+set label 10 "linformer" at 3.836,37.2479 center offset char 0,1.02204 front
+set label 11 "local" at 6.6331,42.7354 center offset char 0,0.996729 front
+set label 12 "longformer" at 6.0202,16.275 center offset char 6.12814,0 front
+set label 13 "mixer" at 16.6036,6.91667 center offset char 0,0.908955 front
+set label 14 "performer" at 5.9607,5.19167 center offset char 5.64894,-2.01277 front
+set arrow from first 6.19356,4.26585 to first 7.62797,-0.766784 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.5903,99.3604 center offset char 0,-1.03859 front
+set label 16 "rfa" at 4.2156,5.60833 center offset char 2.79138,0 front
+set label 17 "routing" at 3.5943,1.475 center offset char -4.57133,-0.971377 front
+set label 18 "sinkhorn" at 5.8349,19.1417 center offset char 0,1.01639 front
+set label 19 "strided" at 7.3174,0.422917 center offset char 0,-1.97684 front
+set arrow from first 7.3174,-1.09862 to first 7.3174,-5.27082 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.5074,6.24792 center offset char 0,0.963821 front
 set arrow from graph 0, first 0.5625 to graph 1, first 0.5625 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 0.5625 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -86,26 +88,28 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [-31.1637:114.191]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,99.9896 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,99.9813 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,1.28125 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,75.0604 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,99.9958 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,0.402083 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,65.2208 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,3.19583 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,6.25833 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,37.2479 center offset char 0,1.09505 front
-set label 11 "local" at 6.6331,42.7354 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,16.275 center offset char 6.2893,0 front
-set label 13 "mixer" at 16.6036,6.91667 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,5.19167 center offset char -5.81308,1.08511 front
-set label 15 "reformer" at 2.5903,99.3604 center offset char 0,-1.11278 front
-set label 16 "rfa" at 4.2156,5.60833 center offset char 0,-1.1665 front
-set label 17 "routing" at 3.5943,1.475 center offset char 0,-1.04076 front
-set label 18 "sinkhorn" at 5.8349,19.1417 center offset char 0,1.08899 front
-set label 19 "strided" at 7.3174,0.422917 center offset char 0,-1.04661 front
-set label 20 "synthesizer" at 0.5074,6.24792 center offset char 0,1.03267 front
+set label 1 "full" at 0.4228,99.9896 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,99.9813 center offset char 0,1.09857 front
+set label 3 "compressed" at 2.1489,1.28125 center offset char 0,0.970457 front
+set label 4 "efficient" at 12.379,75.0604 center offset char 0,0.955583 front
+set label 5 "flash" at 1.0498,99.9958 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,0.402083 center offset char 0,-0.901476 front
+set label 7 "global" at 10.6246,65.2208 center offset char 0,-0.960506 front
+set label 8 "gmlp" at 0.796,3.19583 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,6.25833 center offset char 0,0.957153 front
+set label 10 "linformer" at 3.836,37.2479 center offset char 0,1.02204 front
+set label 11 "local" at 6.6331,42.7354 center offset char 0,0.996729 front
+set label 12 "longformer" at 6.0202,16.275 center offset char 6.12814,0 front
+set label 13 "mixer" at 16.6036,6.91667 center offset char 0,0.908955 front
+set label 14 "performer" at 5.9607,5.19167 center offset char 5.64894,-2.01277 front
+set arrow from first 6.19356,4.26585 to first 7.62797,-0.766784 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.5903,99.3604 center offset char 0,-1.03859 front
+set label 16 "rfa" at 4.2156,5.60833 center offset char 2.79138,0 front
+set label 17 "routing" at 3.5943,1.475 center offset char -4.57133,-0.971377 front
+set label 18 "sinkhorn" at 5.8349,19.1417 center offset char 0,1.01639 front
+set label 19 "strided" at 7.3174,0.422917 center offset char 0,-1.97684 front
+set arrow from first 7.3174,-1.09862 to first 7.3174,-5.27082 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.5074,6.24792 center offset char 0,0.963821 front
 set arrow from graph 0, first 0.5625 to graph 1, first 0.5625 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 0.5625 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \

@@ -5,23 +5,23 @@ $f0 << EOD
 EOD
 $f1 << EOD
 "bigbird" 3.2823 54.2869 2.02453 1.14207
-"global" 10.6246 59.9533 1.37737 2.43105
+"global" 10.6246 59.9604 1.37737 1.71906
 "local" 6.6331 55.0509 1.54717 2.12054
-"longformer" 6.0202 54.3718 1.57035 0.360156
+"longformer" 6.0202 53.8059 1.57035 1.01276
 "strided" 7.3174 53.5654 1.45393 1.0838
 EOD
 $f2 << EOD
-"compressed" 2.1489 50.4244 1.42402 0.180078
-"efficient" 12.379 52.2284 1.3543 2.67116
+"compressed" 2.1489 50.7499 1.42402 0.577832
+"efficient" 12.379 52.3911 1.3543 1.9097
 "linear" 8.3155 51.1602 1.36165 1.10791
 "linformer" 3.836 50.1698 1.66584 0.306074
 "performer" 5.9607 52.3628 1.62235 1.27923
 "rfa" 4.2156 50.6791 1.97844 0.588133
-"synthesizer" 0.5074 51.1248 1.39291 0.690299
+"synthesizer" 0.5074 50.8489 1.39291 0.683085
 EOD
 $f3 << EOD
 "fnet" 19.1207 49.8019 1.10067 0.272882
-"gmlp" 0.796 49.5968 3.2061 0.570247
+"gmlp" 0.796 49.2784 3.2061 0.683085
 "mixer" 16.6036 50.382 1.13573 0.556659
 EOD
 $f4 << EOD
@@ -39,28 +39,28 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.234889:34.4173]
-set yrange [45.7667:65.3844]
+set yrange [45.5954:64.6794]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,53.9049 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,54.2869 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,50.4244 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,52.2284 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,53.9049 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,49.8019 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,59.9533 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,49.5968 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,50.1698 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,54.3718 center offset char 6.2893,0 front
-set label 13 "mixer" at 16.6036,50.382 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
-set label 15 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,50.6791 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,52.4618 center offset char 0,-1.04076 front
-set label 18 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
-set label 19 "strided" at 7.3174,53.5654 center offset char 4.73608,0 front
-set label 20 "synthesizer" at 0.5074,51.1248 center offset char 0,1.03267 front
+set label 1 "full" at 0.4228,53.9049 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,54.2869 center offset char 0,1.09857 front
+set label 3 "compressed" at 2.1489,50.7499 center offset char -6.06961,0 front
+set label 4 "efficient" at 12.379,52.3911 center offset char 0,0.955583 front
+set label 5 "flash" at 1.0498,53.9049 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,49.8019 center offset char 0,-0.901476 front
+set label 7 "global" at 10.6246,59.9604 center offset char 0,0.960506 front
+set label 8 "gmlp" at 0.796,49.2784 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,51.1602 center offset char 0,0.957153 front
+set label 10 "linformer" at 3.836,50.1698 center offset char 0,-1.02204 front
+set label 11 "local" at 6.6331,55.0509 center offset char 0,0.996729 front
+set label 12 "longformer" at 6.0202,53.8059 center offset char 0,1.00167 front
+set label 13 "mixer" at 16.6036,50.382 center offset char 0,0.908955 front
+set label 14 "performer" at 5.9607,52.3628 center offset char 0,1.01277 front
+set label 15 "reformer" at 2.5903,52.0939 center offset char 0,1.03859 front
+set label 16 "rfa" at 4.2156,50.6791 center offset char 0,1.08873 front
+set label 17 "routing" at 3.5943,52.4618 center offset char 0,-0.971377 front
+set label 18 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.01639 front
+set label 19 "strided" at 7.3174,53.5654 center offset char 4.58157,0 front
+set label 20 "synthesizer" at 0.5074,50.8489 center offset char 0,0.963821 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -84,28 +84,28 @@ set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
 set xrange [0.234889:34.4173]
-set yrange [45.7667:65.3844]
+set yrange [45.5954:64.6794]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,53.9049 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,54.2869 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,50.4244 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,52.2284 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,53.9049 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,49.8019 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,59.9533 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,49.5968 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,51.1602 center offset char 0,1.02552 front
-set label 10 "linformer" at 3.836,50.1698 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,55.0509 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,54.3718 center offset char 6.2893,0 front
-set label 13 "mixer" at 16.6036,50.382 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,52.3628 center offset char 0,1.08511 front
-set label 15 "reformer" at 2.5903,52.0939 center offset char 0,1.11278 front
-set label 16 "rfa" at 4.2156,50.6791 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,52.4618 center offset char 0,-1.04076 front
-set label 18 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.08899 front
-set label 19 "strided" at 7.3174,53.5654 center offset char 4.73608,0 front
-set label 20 "synthesizer" at 0.5074,51.1248 center offset char 0,1.03267 front
+set label 1 "full" at 0.4228,53.9049 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,54.2869 center offset char 0,1.09857 front
+set label 3 "compressed" at 2.1489,50.7499 center offset char -6.06961,0 front
+set label 4 "efficient" at 12.379,52.3911 center offset char 0,0.955583 front
+set label 5 "flash" at 1.0498,53.9049 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,49.8019 center offset char 0,-0.901476 front
+set label 7 "global" at 10.6246,59.9604 center offset char 0,0.960506 front
+set label 8 "gmlp" at 0.796,49.2784 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,51.1602 center offset char 0,0.957153 front
+set label 10 "linformer" at 3.836,50.1698 center offset char 0,-1.02204 front
+set label 11 "local" at 6.6331,55.0509 center offset char 0,0.996729 front
+set label 12 "longformer" at 6.0202,53.8059 center offset char 0,1.00167 front
+set label 13 "mixer" at 16.6036,50.382 center offset char 0,0.908955 front
+set label 14 "performer" at 5.9607,52.3628 center offset char 0,1.01277 front
+set label 15 "reformer" at 2.5903,52.0939 center offset char 0,1.03859 front
+set label 16 "rfa" at 4.2156,50.6791 center offset char 0,1.08873 front
+set label 17 "routing" at 3.5943,52.4618 center offset char 0,-0.971377 front
+set label 18 "sinkhorn" at 5.8349,50.1132 center offset char 0,1.01639 front
+set label 19 "strided" at 7.3174,53.5654 center offset char 4.58157,0 front
+set label 20 "synthesizer" at 0.5074,50.8489 center offset char 0,0.963821 front
 set arrow from graph 0, first 50 to graph 1, first 50 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 50 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \

@@ -41,26 +41,31 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [67.55:97.15]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,92.8333 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,93.05 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,94.05 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,93.0833 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,92.8333 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,88.2 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,89.9333 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,91.5667 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,92.4833 center offset char 0,-1.02552 front
-set label 10 "linformer" at 3.836,91.7833 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,93.6333 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,93.3833 center offset char 0,-1.07322 front
-set label 13 "mixer" at 16.6036,91.5167 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,93.4167 center offset char 0,3.08511 front
-set label 15 "reformer" at 2.5903,92.2833 center offset char -5.36841,0 front
-set label 16 "rfa" at 4.2156,92.7167 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,93.25 center offset char 0,2.04076 front
-set label 18 "sinkhorn" at 5.8349,93.4667 center offset char 0,-3.08899 front
-set label 19 "strided" at 7.3174,93.25 center offset char 4.73608,0 front
-set label 20 "synthesizer" at 0.5074,92.2333 center offset char 0,-2.03267 front
+set label 1 "full" at 0.4228,92.8333 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,93.05 center offset char -4.80981,0 front
+set label 3 "compressed" at 2.1489,94.05 center offset char 0,0.970457 front
+set label 4 "efficient" at 12.379,93.0833 center offset char 0,0.955583 front
+set label 5 "flash" at 1.0498,92.8333 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,88.2 center offset char 0,0.901476 front
+set label 7 "global" at 10.6246,89.9333 center offset char 0,0.960506 front
+set label 8 "gmlp" at 0.796,91.5667 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,92.4833 center offset char 0,-0.957153 front
+set label 10 "linformer" at 3.836,91.7833 center offset char 0,-1.02204 front
+set label 11 "local" at 6.6331,93.6333 center offset char 0,0.996729 front
+set label 12 "longformer" at 6.0202,93.3833 center offset char -6.12814,1.00167 front
+set label 13 "mixer" at 16.6036,91.5167 center offset char 0,0.908955 front
+set label 14 "performer" at 5.9607,93.4167 center offset char -5.64894,2.01277 front
+set arrow from first 5.7366,93.6052 to first 4.65785,94.63 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.5903,92.2833 center offset char -5.19736,-1.03859 front
+set label 16 "rfa" at 4.2156,92.7167 center offset char 2.79138,0 front
+set label 17 "routing" at 3.5943,93.25 center offset char 0,3.97138 front
+set arrow from first 3.5943,93.5554 to first 3.5943,96.0494 nohead lw 0.8 lc rgb '#999999' back
+set label 18 "sinkhorn" at 5.8349,93.4667 center offset char 0,3.01639 front
+set arrow from first 5.8349,93.809 to first 5.8349,95.4809 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided" at 7.3174,93.25 center offset char 4.58157,1.97684 front
+set arrow from first 7.56072,93.4449 to first 8.91994,94.4298 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.5074,92.2333 center offset char 0,-1.96382 front
+set arrow from first 0.5074,91.9342 to first 0.5074,91.0846 nohead lw 0.8 lc rgb '#999999' back
 set arrow from graph 0, first 70.55 to graph 1, first 70.55 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 70.55 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -86,26 +91,31 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [67.55:97.15]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,92.8333 center offset char 0,2.31429 front
-set label 2 "bigbird" at 3.2823,93.05 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,94.05 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,93.0833 center offset char 0,1.02384 front
-set label 5 "flash" at 1.0498,92.8333 center offset char 0,1.02886 front
-set label 6 "fnet" at 19.1207,88.2 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,89.9333 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,91.5667 center offset char 0,1.44711 front
-set label 9 "linear" at 8.3155,92.4833 center offset char 0,-1.02552 front
-set label 10 "linformer" at 3.836,91.7833 center offset char 0,-1.09505 front
-set label 11 "local" at 6.6331,93.6333 center offset char 0,1.06792 front
-set label 12 "longformer" at 6.0202,93.3833 center offset char 0,-1.07322 front
-set label 13 "mixer" at 16.6036,91.5167 center offset char 0,0.973881 front
-set label 14 "performer" at 5.9607,93.4167 center offset char 0,3.08511 front
-set label 15 "reformer" at 2.5903,92.2833 center offset char -5.36841,0 front
-set label 16 "rfa" at 4.2156,92.7167 center offset char 0,1.1665 front
-set label 17 "routing" at 3.5943,93.25 center offset char 0,2.04076 front
-set label 18 "sinkhorn" at 5.8349,93.4667 center offset char 0,-3.08899 front
-set label 19 "strided" at 7.3174,93.25 center offset char 4.73608,0 front
-set label 20 "synthesizer" at 0.5074,92.2333 center offset char 0,-2.03267 front
+set label 1 "full" at 0.4228,92.8333 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.2823,93.05 center offset char -4.80981,0 front
+set label 3 "compressed" at 2.1489,94.05 center offset char 0,0.970457 front
+set label 4 "efficient" at 12.379,93.0833 center offset char 0,0.955583 front
+set label 5 "flash" at 1.0498,92.8333 center offset char 0,0.960268 front
+set label 6 "fnet" at 19.1207,88.2 center offset char 0,0.901476 front
+set label 7 "global" at 10.6246,89.9333 center offset char 0,0.960506 front
+set label 8 "gmlp" at 0.796,91.5667 center offset char 0,1.35063 front
+set label 9 "linear" at 8.3155,92.4833 center offset char 0,-0.957153 front
+set label 10 "linformer" at 3.836,91.7833 center offset char 0,-1.02204 front
+set label 11 "local" at 6.6331,93.6333 center offset char 0,0.996729 front
+set label 12 "longformer" at 6.0202,93.3833 center offset char -6.12814,1.00167 front
+set label 13 "mixer" at 16.6036,91.5167 center offset char 0,0.908955 front
+set label 14 "performer" at 5.9607,93.4167 center offset char -5.64894,2.01277 front
+set arrow from first 5.7366,93.6052 to first 4.65785,94.63 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.5903,92.2833 center offset char -5.19736,-1.03859 front
+set label 16 "rfa" at 4.2156,92.7167 center offset char 2.79138,0 front
+set label 17 "routing" at 3.5943,93.25 center offset char 0,3.97138 front
+set arrow from first 3.5943,93.5554 to first 3.5943,96.0494 nohead lw 0.8 lc rgb '#999999' back
+set label 18 "sinkhorn" at 5.8349,93.4667 center offset char 0,3.01639 front
+set arrow from first 5.8349,93.809 to first 5.8349,95.4809 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided" at 7.3174,93.25 center offset char 4.58157,1.97684 front
+set arrow from first 7.56072,93.4449 to first 8.91994,94.4298 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.5074,92.2333 center offset char 0,-1.96382 front
+set arrow from first 0.5074,91.9342 to first 0.5074,91.0846 nohead lw 0.8 lc rgb '#999999' back
 set arrow from graph 0, first 70.55 to graph 1, first 70.55 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 70.55 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \

@@ -1,33 +1,33 @@
 # chart.svg and chart.png, written by attnzoo; rerun with `gnuplot chart.gp` in this folder.
 $f0 << EOD
 "full (a)" 0.4228 72.0322 7 0.30217
-"flash (a)" 1.0498 71.9118 1.37625 0.237252
+"flash (a)" 1.0498 72.0302 1.37625 0.301781
 EOD
 $f1 << EOD
 "bigbird (a)" 3.2823 72.2836 2.02453 0.339627
-"global" 10.6246 63.2048 1.37737 0
-"local (bc)" 6.6331 60.8539 1.54717 3.87556
-"longformer" 6.0202 55.216 1.57035 0
-"strided (ce)" 7.3174 51.711 1.45393 0.32899
+"global (cd)" 10.6246 63.1796 1.37737 1.41195
+"local (bcde)" 6.6331 60.8539 1.54717 3.87556
+"longformer (defgh)" 6.0202 55.2562 1.57035 3.75418
+"strided (e)" 7.3174 51.9177 1.45393 0.462458
 EOD
 $f2 << EOD
-"compressed" 2.1489 52.2711 1.42402 0
-"efficient" 12.379 66.7411 1.3543 0
-"linear (d)" 8.3155 47.7804 1.36165 0.328509
-"linformer (abcde)" 3.836 59.5569 1.66584 10.8726
-"performer (ce)" 5.9607 53.0076 1.62235 0.375386
-"rfa (d)" 4.2156 48.2442 1.97844 0.361183
-"synthesizer" 0.5074 49.7279 1.39291 0
+"compressed (e)" 2.1489 52.3562 1.42402 0.175858
+"efficient (b)" 12.379 66.6103 1.3543 1.11402
+"linear (f)" 8.3155 47.7804 1.36165 0.328509
+"linformer (abcdefgh)" 3.836 59.5569 1.66584 10.8726
+"performer (e)" 5.9607 53.0076 1.62235 0.375386
+"rfa (fg)" 4.2156 48.2442 1.97844 0.361183
+"synthesizer (gh)" 0.5074 49.9927 1.39291 0.745065
 EOD
 $f3 << EOD
-"fnet (de)" 19.1207 49.0291 1.10067 0.474773
-"gmlp" 0.796 52.4819 3.2061 0
-"mixer (ce)" 16.6036 52.6764 1.13573 0.230609
+"fnet (gh)" 19.1207 48.8875 1.10067 0.431732
+"gmlp (e)" 0.796 52.4149 3.2061 0.50234
+"mixer (e)" 16.6036 52.6764 1.13573 0.230609
 EOD
 $f4 << EOD
-"reformer (b)" 2.5903 66.2309 1.7434 0.481799
-"routing (ce)" 3.5943 52.204 1.42833 0.352373
-"sinkhorn (ce)" 5.8349 55.4776 1.63932 2.77999
+"reformer (bc)" 2.5903 66.2309 1.7434 0.481799
+"routing (e)" 3.5943 52.204 1.42833 0.352373
+"sinkhorn (deh)" 5.8349 55.4776 1.63932 2.77999
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -41,26 +41,27 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [24.664:77.7618]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full (a)" at 0.4228,72.0322 center offset char 0,2.31429 front
-set label 2 "bigbird (a)" at 3.2823,72.2836 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,52.2711 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,66.7411 center offset char 0,1.02384 front
-set label 5 "flash (a)" at 1.0498,71.9118 center offset char 0,1.02886 front
-set label 6 "fnet (de)" at 19.1207,49.0291 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,63.2048 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,52.4819 center offset char 0,1.44711 front
-set label 9 "linear (d)" at 8.3155,47.7804 center offset char 0,1.02552 front
-set label 10 "linformer (abcde)" at 3.836,59.5569 center offset char 0,1.09505 front
-set label 11 "local (bc)" at 6.6331,60.8539 center offset char 0,-1.06792 front
-set label 12 "longformer" at 6.0202,55.216 center offset char 0,1.07322 front
-set label 13 "mixer (ce)" at 16.6036,52.6764 center offset char 0,0.973881 front
-set label 14 "performer (ce)" at 5.9607,53.0076 center offset char 8.31308,0 front
-set label 15 "reformer (b)" at 2.5903,66.2309 center offset char 0,1.11278 front
-set label 16 "rfa (d)" at 4.2156,48.2442 center offset char 0,1.1665 front
-set label 17 "routing (ce)" at 3.5943,52.204 center offset char -7.22438,-1.04076 front
-set label 18 "sinkhorn (ce)" at 5.8349,55.4776 center offset char -7.82083,-1.08899 front
-set label 19 "strided (ce)" at 7.3174,51.711 center offset char -7.23608,0 front
-set label 20 "synthesizer" at 0.5074,49.7279 center offset char 0,1.03267 front
+set label 1 "full (a)" at 0.4228,72.0322 center offset char 0,2.16 front
+set label 2 "bigbird (a)" at 3.2823,72.2836 center offset char 0,1.09857 front
+set label 3 "compressed (e)" at 2.1489,52.3562 center offset char 0,0.970457 front
+set label 4 "efficient (b)" at 12.379,66.6103 center offset char 0,0.955583 front
+set label 5 "flash (a)" at 1.0498,72.0302 center offset char 0,0.960268 front
+set label 6 "fnet (gh)" at 19.1207,48.8875 center offset char 0,0.901476 front
+set label 7 "global (cd)" at 10.6246,63.1796 center offset char 0,0.960506 front
+set label 8 "gmlp (e)" at 0.796,52.4149 center offset char 0,1.35063 front
+set label 9 "linear (f)" at 8.3155,47.7804 center offset char 0,0.957153 front
+set label 10 "linformer (abcdefgh)" at 3.836,59.5569 center offset char -11.1663,0 front
+set label 11 "local (bcde)" at 6.6331,60.8539 center offset char 0,0.996729 front
+set label 12 "longformer (defgh)" at 6.0202,55.2562 center offset char 10.1281,0 front
+set label 13 "mixer (e)" at 16.6036,52.6764 center offset char 5.45429,0 front
+set label 14 "performer (e)" at 5.9607,53.0076 center offset char 0,-5.01277 front
+set arrow from first 5.9607,52.3987 to first 5.9607,46.4498 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer (bc)" at 2.5903,66.2309 center offset char -7.69736,0 front
+set label 16 "rfa (fg)" at 4.2156,48.2442 center offset char -5.29138,-1.08873 front
+set label 17 "routing (e)" at 3.5943,52.204 center offset char -6.57133,-0.971377 front
+set label 18 "sinkhorn (deh)" at 5.8349,55.4776 center offset char 0,1.01639 front
+set label 19 "strided (e)" at 7.3174,51.9177 center offset char 6.58157,0 front
+set label 20 "synthesizer (gh)" at 0.5074,49.9927 center offset char 0,-0.963821 front
 set arrow from graph 0, first 29.8025 to graph 1, first 29.8025 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -86,26 +87,27 @@ set logscale x
 set xrange [0.234889:34.4173]
 set yrange [24.664:77.7618]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full (a)" at 0.4228,72.0322 center offset char 0,2.31429 front
-set label 2 "bigbird (a)" at 3.2823,72.2836 center offset char 0,1.17703 front
-set label 3 "compressed" at 2.1489,52.2711 center offset char 0,1.03978 front
-set label 4 "efficient" at 12.379,66.7411 center offset char 0,1.02384 front
-set label 5 "flash (a)" at 1.0498,71.9118 center offset char 0,1.02886 front
-set label 6 "fnet (de)" at 19.1207,49.0291 center offset char 0,0.965867 front
-set label 7 "global" at 10.6246,63.2048 center offset char 0,1.02911 front
-set label 8 "gmlp" at 0.796,52.4819 center offset char 0,1.44711 front
-set label 9 "linear (d)" at 8.3155,47.7804 center offset char 0,1.02552 front
-set label 10 "linformer (abcde)" at 3.836,59.5569 center offset char 0,1.09505 front
-set label 11 "local (bc)" at 6.6331,60.8539 center offset char 0,-1.06792 front
-set label 12 "longformer" at 6.0202,55.216 center offset char 0,1.07322 front
-set label 13 "mixer (ce)" at 16.6036,52.6764 center offset char 0,0.973881 front
-set label 14 "performer (ce)" at 5.9607,53.0076 center offset char 8.31308,0 front
-set label 15 "reformer (b)" at 2.5903,66.2309 center offset char 0,1.11278 front
-set label 16 "rfa (d)" at 4.2156,48.2442 center offset char 0,1.1665 front
-set label 17 "routing (ce)" at 3.5943,52.204 center offset char -7.22438,-1.04076 front
-set label 18 "sinkhorn (ce)" at 5.8349,55.4776 center offset char -7.82083,-1.08899 front
-set label 19 "strided (ce)" at 7.3174,51.711 center offset char -7.23608,0 front
-set label 20 "synthesizer" at 0.5074,49.7279 center offset char 0,1.03267 front
+set label 1 "full (a)" at 0.4228,72.0322 center offset char 0,2.16 front
+set label 2 "bigbird (a)" at 3.2823,72.2836 center offset char 0,1.09857 front
+set label 3 "compressed (e)" at 2.1489,52.3562 center offset char 0,0.970457 front
+set label 4 "efficient (b)" at 12.379,66.6103 center offset char 0,0.955583 front
+set label 5 "flash (a)" at 1.0498,72.0302 center offset char 0,0.960268 front
+set label 6 "fnet (gh)" at 19.1207,48.8875 center offset char 0,0.901476 front
+set label 7 "global (cd)" at 10.6246,63.1796 center offset char 0,0.960506 front
+set label 8 "gmlp (e)" at 0.796,52.4149 center offset char 0,1.35063 front
+set label 9 "linear (f)" at 8.3155,47.7804 center offset char 0,0.957153 front
+set label 10 "linformer (abcdefgh)" at 3.836,59.5569 center offset char -11.1663,0 front
+set label 11 "local (bcde)" at 6.6331,60.8539 center offset char 0,0.996729 front
+set label 12 "longformer (defgh)" at 6.0202,55.2562 center offset char 10.1281,0 front
+set label 13 "mixer (e)" at 16.6036,52.6764 center offset char 5.45429,0 front
+set label 14 "performer (e)" at 5.9607,53.0076 center offset char 0,-5.01277 front
+set arrow from first 5.9607,52.3987 to first 5.9607,46.4498 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer (bc)" at 2.5903,66.2309 center offset char -7.69736,0 front
+set label 16 "rfa (fg)" at 4.2156,48.2442 center offset char -5.29138,-1.08873 front
+set label 17 "routing (e)" at 3.5943,52.204 center offset char -6.57133,-0.971377 front
+set label 18 "sinkhorn (deh)" at 5.8349,55.4776 center offset char 0,1.01639 front
+set label 19 "strided (e)" at 7.3174,51.9177 center offset char 6.58157,0 front
+set label 20 "synthesizer (gh)" at 0.5074,49.9927 center offset char 0,-0.963821 front
 set arrow from graph 0, first 29.8025 to graph 1, first 29.8025 nohead dt 2 lc rgb '#888888'
 set label 21 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
