@@ -404,30 +404,34 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
       if (t >= x0 && t <= x1) tics += (tics.empty() ? "" : ", ") + gp_quote(fmt("%.6g", t)) + " " + fmt("%.6g", t);
     }
   body << "set xtics (" << tics << ")\n";
-  // Labels: above the bubble, else below, right or left, diagonal, or a line further out,
-  // whichever first clears the labels, bubbles and error bars already placed.  Positions in pixels
-  // of the plot area gnuplot leaves at 1100 x 650 with the key outside (measured on the PNG: about
-  // 670 x 540); a character of Helvetica 13 is about 8 x 15 pixels, a bubble's radius about 3.2
-  // pixels per unit of point size.
+  // Labels: the nearest place around the bubble (above, below, beside, diagonal, then further
+  // out) that clears the labels, bubbles and error bars already placed.  Positions in pixels of
+  // the plot area gnuplot leaves at 1100 x 650 with the key outside (measured on the PNG); a
+  // character of Helvetica 13 is about 8 x 15 pixels, a bubble's radius about 3.2 pixels per unit
+  // of point size.
+  constexpr double kPlotW = 670, kPlotH = 540, kCharW = 8, kCharH = 15;
   struct Box {
     double x, y, w, h;  // centre, size
     bool bar = false;   // an error bar: a thin line a label may cross
+    int owner = -1;     // the point whose bubble or bar this is (-1: a label)
     bool hits(const Box& o) const { return std::fabs(x - o.x) * 2 < w + o.w && std::fabs(y - o.y) * 2 < h + o.h; }
   };
   auto px = [&](const BubblePoint& p) {
-    return 670 * (std::log10(p.steps_per_s) - std::log10(x0)) / (std::log10(x1) - std::log10(x0));
+    return kPlotW * (std::log10(p.steps_per_s) - std::log10(x0)) / (std::log10(x1) - std::log10(x0));
   };
-  auto py = [&](const BubblePoint& p) { return 540 * (c.lower_is_better ? y1 - p.accuracy : p.accuracy - y0) / (y1 - y0); };
+  auto py = [&](const BubblePoint& p) { return kPlotH * (c.lower_is_better ? y1 - p.accuracy : p.accuracy - y0) / (y1 - y0); };
   std::vector<Box> placed;
-  for (auto& p : c.points) {
+  for (size_t i = 0; i < c.points.size(); ++i) {
+    const BubblePoint& p = c.points[i];
     double r = 3.2 * size(p.memory_mb);
-    placed.push_back({px(p), py(p), 2 * r, 2 * r});
-    if (p.accuracy_err > 0) placed.push_back({px(p), py(p), 6, 2 * 540 * p.accuracy_err / (y1 - y0), true});  // its error bar
+    placed.push_back({px(p), py(p), 2 * r, 2 * r, false, int(i)});
+    if (p.accuracy_err > 0)
+      placed.push_back({px(p), py(p), 6, 2 * kPlotH * p.accuracy_err / (y1 - y0), true, int(i)});
   }
-  const size_t obstacles = placed.size();
   int k = 1;
-  for (auto& p : c.points) {
-    double r = 3.2 * size(p.memory_mb), w = 8.0 * double(p.model.size()), h = 15;
+  for (size_t pi = 0; pi < c.points.size(); ++pi) {
+    const BubblePoint& p = c.points[pi];
+    double r = 3.2 * size(p.memory_mb), w = kCharW * double(p.model.size()), h = kCharH;
     double dx = r + 4 + w / 2, dy = r + 10;
     std::vector<std::pair<double, double>> tries = {{0, dy},  {0, -dy},     {dx, 0},      {-dx, 0},
                                                     {dx, dy}, {-dx, dy},    {dx, -dy},    {-dx, -dy},
@@ -458,7 +462,7 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
       double hard = 0;
       bool crosses_bar = false;
       for (size_t i = 0; i < placed.size(); ++i) {
-        if (i < obstacles && placed[i].x == px(p) && placed[i].y == py(p)) continue;  // its own bubble and bar
+        if (placed[i].owner == int(pi)) continue;  // its own bubble and bar
         if (!placed[i].hits(b)) continue;
         if (placed[i].bar) crosses_bar = true;
         else hard += (w + placed[i].w) / 2 - std::fabs(b.x - placed[i].x) + (h + placed[i].h) / 2 - std::fabs(b.y - placed[i].y);
@@ -473,7 +477,7 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
     }
     placed.push_back({px(p) + pick.first, py(p) + pick.second, w, h});
     body << "set label " << k++ << " " << gp_quote(p.model) << " at " << fmt("%.6g", p.steps_per_s) << "," << fmt("%.6g", p.accuracy)
-         << " center offset char " << fmt("%.6g", pick.first / 8) << "," << fmt("%.6g", pick.second / 15) << " front\n";
+         << " center offset char " << fmt("%.6g", pick.first / kCharW) << "," << fmt("%.6g", pick.second / kCharH) << " front\n";
     // A label pushed out of the ring around its bubble gets a thin leader from the bubble's edge
     // to its box, so a crowded chart still says which label is whose.
     if (gap(pick) > kLeader) {
@@ -482,8 +486,8 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
       double to_box = std::min(pick.first ? (w / 2) / std::fabs(ux) : 1e300, pick.second ? (h / 2) / std::fabs(uy) : 1e300);
       double a = r + 1, b = dist - to_box - 1;
       auto at = [&](double t) {  // pixels along the leader -> the chart's coordinates
-        double lx = std::log10(p.steps_per_s) + t * ux * (std::log10(x1) - std::log10(x0)) / 670;
-        double ly = p.accuracy + (c.lower_is_better ? -1 : 1) * t * uy * (y1 - y0) / 540;
+        double lx = std::log10(p.steps_per_s) + t * ux * (std::log10(x1) - std::log10(x0)) / kPlotW;
+        double ly = p.accuracy + (c.lower_is_better ? -1 : 1) * t * uy * (y1 - y0) / kPlotH;
         return fmt("%.6g", std::pow(10.0, lx)) + "," + fmt("%.6g", ly);
       };
       if (b > a) body << "set arrow from first " << at(a) << " to first " << at(b) << " nohead lw 0.8 lc rgb '#999999' back\n";
