@@ -317,7 +317,9 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, floa
       {
         float* pgam = part.data() + size_t(omp_get_thread_num()) * 2 * D;
         float* pbet = pgam + D;
-#pragma omp for schedule(guided)
+        // static: each thread always sums the same rows, so the parts (added
+        // in thread order below) are the same bit for bit run after run
+#pragma omp for schedule(static)
         for (int64_t r = 0; r < rows; ++r) {
           vec::layer_norm_grad_row(px + r * D, g + r * D, pg, (*stats)[2 * r], (*stats)[2 * r + 1],
                                    gx ? gx + r * D : nullptr, pgam, pbet, D, !fresh);

@@ -2,6 +2,8 @@
 // friends), broadcasting included; the engine's guarantees; error messages.
 #include <doctest/doctest.h>
 
+#include <omp.h>
+
 #include <cmath>
 #include <sstream>
 
@@ -185,6 +187,33 @@ TEST_CASE("cross-entropy: value, gradient and ignore index") {
   CHECK(cross_entropy(logits, labels).item() == doctest::Approx(ref / 4).epsilon(1e-5));
   CHECK(error_of<Error>([&] { cross_entropy(logits, IntTensor({5}, {0, 1, 7, 0, 0})); }).find("label 7 at index 2") !=
         std::string::npos);
+}
+
+TEST_CASE("layer norm's backward gives the same gradients bit for bit at 2 threads, run after run") {
+  // Per-thread partial sums of dgamma and dbeta are added in thread order,
+  // which is deterministic only if each thread always gets the same rows: a
+  // dynamic or guided schedule hands them out by arrival (training at 2
+  // threads then drifted in the 7th digit from run to run).
+  int before = omp_get_max_threads();
+  omp_set_num_threads(2);
+  Rng r(7);
+  Tensor x = Tensor::uniform({4096, 64}, -2, 2, r).set_requires_grad();
+  Tensor g = Tensor::uniform({64}, 0.5f, 1.5f, r).set_requires_grad(), b = Tensor::zeros({64}).set_requires_grad();
+  Tensor w = Tensor::uniform({4096, 64}, -1, 1, r);
+  std::vector<float> first;
+  int differ = 0;
+  for (int rep = 0; rep < 40; ++rep) {
+    g.zero_grad();
+    b.zero_grad();
+    x.zero_grad();
+    sum(mul(layer_norm(x, g, b), w)).backward();
+    std::vector<float> now(g.grad_data(), g.grad_data() + 64);
+    now.insert(now.end(), b.grad_data(), b.grad_data() + 64);
+    if (rep == 0) first = now;
+    else differ += now != first;
+  }
+  omp_set_num_threads(before);
+  CHECK(differ == 0);
 }
 
 TEST_CASE("layer norm is gradient-checked in all three inputs") {

@@ -2,6 +2,7 @@
 // equivalence, every refusal) and the command line's errors.
 #include <doctest/doctest.h>
 
+#include <omp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,6 +111,42 @@ TEST_CASE("every model's prediction for an example is the same whatever its batc
     for (int64_t k = 0; k < m.num_classes; ++k) diff = std::max(diff, double(std::fabs(la.data()[k] - lb.data()[k])));
     CHECK(diff < 1e-5);
   }
+}
+
+TEST_CASE("every model's gradients are the same bit for bit at 2 threads, run after run") {
+  // Large enough that the ops' parallel paths run (kParallelMin): a loop that
+  // hands rows to threads by arrival and sums per-thread parts would make
+  // training at 2 threads drift from run to run (layer norm's did).
+  int before = omp_get_max_threads();
+  omp_set_num_threads(2);
+  Dataset d;
+  d.vocab_size = 16, d.num_classes = 10;
+  for (int i = 0; i < 16; ++i) {
+    std::vector<int32_t> s(128);
+    for (size_t j = 0; j < s.size(); ++j) s[j] = 1 + int32_t((i * 31 + j * 7) % 15);
+    d.seqs.push_back(s), d.labels.push_back(i % 10);
+  }
+  const Batch batch = eval_batches(d, 16, 128)[0];
+  IntTensor labels({16}, std::vector<int32_t>(batch.labels.begin(), batch.labels.end()));
+  for (const std::string& name : attention_names()) {
+    CAPTURE(name);
+    ModelConfig m = tiny_model();
+    m.model = name, m.dim = 32, m.ffn = 64;
+    std::vector<std::vector<float>> first;
+    int differ = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      global_rng() = Rng(5);  // the same weights, and the same random features and rotations
+      SequenceClassifier model(m);
+      cross_entropy(model.forward(batch), labels).backward();
+      std::vector<std::vector<float>> grads;
+      for (const auto& p : model.named_parameters())
+        if (p.tensor.has_grad()) grads.emplace_back(p.tensor.grad_data(), p.tensor.grad_data() + p.tensor.numel());
+      if (rep == 0) first = grads;
+      else differ += grads != first;
+    }
+    CHECK(differ == 0);
+  }
+  omp_set_num_threads(before);
 }
 
 TEST_CASE("a tiny model overfits 32 ListOps examples to 100% training accuracy") {
