@@ -323,7 +323,7 @@ TEST_CASE("a failing cell is recorded with its message and the sweep goes on; --
   REQUIRE(rows.size() == 2);
   CHECK(json_text(rows[0], "id") == "listops-local");
   CHECK(json_text(rows[0], "status") == "failed");
-  CHECK(json_text(rows[0], "error").find("window") != std::string::npos);
+  CHECK(json_text(rows[0], "error").find("--window 0 out of range for model 'local'") != std::string::npos);
   CHECK(json_text(rows[1], "id") == "listops-full");  // the sweep went on
   CHECK(json_text(rows[1], "status") == "ok");
   std::string md = slurp(dir + "/results.md");
@@ -484,6 +484,12 @@ TEST_CASE("lra refuses bad flags with one line naming the valid values; --dry-ru
   CHECK(out.find("unknown model 'nosuch' (valid: ") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --tasks listops,nope --out /tmp/x", &out) == 2);
   CHECK(out.find("unknown task 'nope' (valid: listops, text, retrieval, image, pathfinder, ") != std::string::npos);
+  // a model's flags keep their values: 'global=--globals 4 --learned 1' is two flags with values
+  CHECK(run_cli("lra --preset tiny --models global,local --tasks listops --no-bench --dry-run "
+                "--model-args 'global=--globals 4 --learned 1; local = --window 3' --out /tmp/x", &out) == 0);
+  CHECK(out.find("--model global --seq-len") != std::string::npos);
+  CHECK(out.find(" --globals 4 --learned 1 --out cells/listops-global ") != std::string::npos);
+  CHECK(out.find(" --window 3 --out cells/listops-local ") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --model-args 'local --window 3' --out /tmp/x", &out) == 2);
   CHECK(out.find("expected MODEL=--flag value") != std::string::npos);
   CHECK(run_cli("lra --preset tiny --steps-scale 0 --out /tmp/x", &out) == 2);
