@@ -112,6 +112,12 @@ void flash_backward_unit(const FlashShape& s, int64_t u, const float* Q, const f
 
 }  // namespace
 
+int64_t flash_block_k(int64_t d) {
+  int64_t bc = 256;
+  while (bc > 64 && bc * std::max<int64_t>(d, 1) > 8192) bc /= 2;
+  return bc;
+}
+
 // q, k, v [B,H,N,d]; key_pad [B,N] (1 = padding) or undefined -> [B,H,N,d].
 Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& key_pad, bool causal,
                        float scale, int64_t block_q, int64_t block_k, float dropout_p, bool training, Rng& rng) {
@@ -124,7 +130,7 @@ Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
     fail("flash_attention: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
          std::to_string(N) + "]");
   if (dropout_p < 0 || dropout_p >= 1) fail("flash_attention: dropout must be in [0,1), got " + std::to_string(dropout_p));
-  FlashShape s{B * H, N, d, std::max<int64_t>(1, block_q), std::max<int64_t>(1, block_k), causal, scale};
+  FlashShape s{B * H, N, d, std::max<int64_t>(1, block_q), block_k > 0 ? block_k : flash_block_k(d), causal, scale};
   const tile::Dropout drop = tile::Dropout::draw(dropout_p, training, rng, B, B * H * N * N);
   Tensor out = Tensor::empty(q.shape());
   auto lse = std::make_shared<std::vector<float>>(size_t(B * H * N));
@@ -205,7 +211,7 @@ class FlashAttention : public Attention {
 RegisterAttention reg({"flash",
                        "exact softmax attention in tiles with an online softmax, memory linear in N (Dao et al. 2022)",
                        {{"block_q", 64, 1, 4096, "query rows per tile (Br)"},
-                        {"block_k", 256, 1, 4096, "key rows per tile (Bc)"}},
+                        {"block_k", 0, 0, 4096, "key rows per tile (Bc); 0: by head dim, 256 down to 64 (flash.h)"}},
                        [](const AttentionConfig& c) { return std::make_shared<FlashAttention>(c); }, true, "dense"});
 
 }  // namespace

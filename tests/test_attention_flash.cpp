@@ -48,3 +48,24 @@ TEST_CASE("flash's attention weights are full's") {
   Tensor x = random_input(1, 9, 8, 4);
   check_close(f->attention_weights(x, Tensor()), d->attention_weights(x, Tensor()), 1e-6, "weights");
 }
+
+TEST_CASE("flash's default key tile follows the head dim, and equals full attention there") {
+  // Bc x d floats within 32 KB (past it the tile products slow by a quarter: make bench-core)
+  CHECK(flash_block_k(8) == 256);
+  CHECK(flash_block_k(16) == 256);
+  CHECK(flash_block_k(32) == 256);
+  CHECK(flash_block_k(48) == 128);
+  CHECK(flash_block_k(64) == 128);
+  CHECK(flash_block_k(128) == 64);
+  CHECK(flash_block_k(256) == 64);
+  // the default knobs at head dim 64 and 300 keys (tiles of 64 x 128, the last ones ragged)
+  AttentionConfig c;
+  c.dim = 128, c.heads = 2, c.max_len = 300;
+  global_rng().seed_with(7);
+  auto att = make_attention("flash", c);
+  Tensor x = random_input(1, 300, 128, 3);
+  Tensor pad = padding(300, {290});
+  check_same_function(
+      *att, [&](const Tensor& in) { return att->forward(in, pad); },
+      [&](const Tensor& in) { return dense_reference(*att, in, key_mask(pad), 2); }, x, pad, 2e-5);
+}

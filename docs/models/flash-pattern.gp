@@ -68,7 +68,7 @@ EOD
 
 set terminal svg size 604,534 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
 set output 'flash-pattern.svg'
-set multiplot title "flash: entries computed at N=64\n--block-q 64 --block-k 256" font ',12'
+set multiplot title "flash: entries computed at N=64\n--block-q 64 --block-k 0" font ',12'
 unset key
 set tics out nomirror scale 0.5
 set border lw 0.8
@@ -100,7 +100,7 @@ unset multiplot
 unset output
 set terminal pngcairo size 604,534 noenhanced font 'Helvetica,11' background rgb 'white'
 set output 'flash-pattern.png'
-set multiplot title "flash: entries computed at N=64\n--block-q 64 --block-k 256" font ',12'
+set multiplot title "flash: entries computed at N=64\n--block-q 64 --block-k 0" font ',12'
 unset key
 set tics out nomirror scale 0.5
 set border lw 0.8

@@ -3,7 +3,7 @@
 //   matmul 1024^3 (our op, forward; forward + backward) vs raw cblas_sgemm
 //   batched matmul at the attention shape: 32 x [1024x32]·[32x1024] and its
 //   partner 32 x [1024x1024]·[1024x32], vs the 2048^3 sgemm rate
-//   flash's tile GEMMs (64 x 256 by head dim 16, 32, 64), one thread each, vs the same,
+//   flash's tile GEMMs (64 x flash_block_k(d) by head dim 16, 32, 64, and 64 x 256 at 64), one thread each, vs the same,
 //   OpenBLAS and libxsmm (the tile engine's small GEMMs) side by side
 //   softmax, layer norm, GELU forward + backward on 32M floats vs memcpy (best of
 //   repetitions: the run least disturbed on a shared machine), once per SIMD target
@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/flash.h"
 #include "attention/kernels/tile.h"
 #include "autograd/ops.h"
 #include "autograd/runtime/vecmath.h"
@@ -110,10 +111,12 @@ int main(int argc, char** argv) {
     row("batched 32 x [1024x32]·[32x1024] (Q K^T)", bflops / t_qk / 1e9, "GFLOP/s", peak, "2048^3 sgemm");
     row("batched 32 x [1024x1024]·[1024x32] (P V)", bflops / t_pv / 1e9, "GFLOP/s", peak, "2048^3 sgemm");
 
-    // flash's tiles (attention/flash.cpp, Br 64 x Bc 256): one thread per tile, as flash runs
-    // them, each thread on its own tiles; the rate of the small GEMMs a tile engine lives on.
-    for (int64_t d : {16, 32, 64}) {
-      const int64_t br = 64, bc = 256, reps = 2000;
+    // flash's tiles (attention/flash.cpp, Br 64 x Bc flash_block_k(d), and Bc 256 for d 64
+    // to show why not): one thread per tile, as flash runs them, each thread on its own
+    // tiles; the rate of the small GEMMs a tile engine lives on.
+    for (auto [d, bc] : std::vector<std::pair<int64_t, int64_t>>{
+             {16, flash_block_k(16)}, {32, flash_block_k(32)}, {64, 256}, {64, flash_block_k(64)}}) {
+      const int64_t br = 64, reps = 2000 * 256 / bc;
       int nt = omp_get_max_threads();
       std::vector<std::vector<float>> Q(nt, std::vector<float>(br * d, 0.5f)), K(nt, std::vector<float>(bc * d, 0.25f)),
           S(nt, std::vector<float>(br * bc)), O(nt, std::vector<float>(br * d));
@@ -148,11 +151,13 @@ int main(int argc, char** argv) {
         double blas = f / median_time(3, [&] { tiles(which, false); }) / 1e9;
         double xsmm = f / median_time(3, [&] { tiles(which, true); }) / 1e9;
         if (which == 0)
-          std::snprintf(label, sizeof label, "tile S = Q K^T [64x%lld]·[%lldx256]", (long long)d, (long long)d);
+          std::snprintf(label, sizeof label, "tile S = Q K^T [64x%lld]·[%lldx%lld]", (long long)d, (long long)d,
+                        (long long)bc);
         else if (which == 1)
-          std::snprintf(label, sizeof label, "tile O += P V [64x256]·[256x%lld]", (long long)d);
+          std::snprintf(label, sizeof label, "tile O += P V [64x%lld]·[%lldx%lld]", (long long)bc, (long long)bc,
+                        (long long)d);
         else
-          std::snprintf(label, sizeof label, "tile dV += P^T dO [256x64]·[64x%lld]", (long long)d);
+          std::snprintf(label, sizeof label, "tile dV += P^T dO [%lldx64]·[64x%lld]", (long long)bc, (long long)d);
         row(label, blas, "GFLOP/s", peak, "2048^3 sgemm");
         row(which == 0 ? "  the same as Q Kt, libxsmm (flash's form)" : "  the same, libxsmm (the tile engine's)", xsmm,
             "GFLOP/s", blas, "OpenBLAS");
