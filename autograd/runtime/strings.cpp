@@ -5,6 +5,21 @@
 
 namespace az {
 
+std::vector<std::string> split_list(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : s + sep) {
+    if (ch != sep) {
+      cur += ch;
+      continue;
+    }
+    size_t a = cur.find_first_not_of(' '), b = cur.find_last_not_of(' ');
+    if (a != std::string::npos) out.push_back(cur.substr(a, b - a + 1));
+    cur.clear();
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];

@@ -9,6 +9,9 @@ namespace az {
 
 // "a, b, c" (or with the given separator).
 std::string join(const std::vector<std::string>& v, const std::string& sep = ", ");
+// The non-empty items of s between separators, blanks trimmed at both ends: "a, b,"
+// gives {"a", "b"}; an item's inner blanks stay ("--window 32" split on ';' is one item).
+std::vector<std::string> split_list(const std::string& s, char sep = ',');
 // v formatted by a printf format for one double: fmt("%.3f", 0.5) == "0.500".
 // fmt("%g", v) is what `std::ostream << v` prints.
 std::string fmt(const char* format, double v);

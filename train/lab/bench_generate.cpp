@@ -28,14 +28,6 @@
 namespace az {
 namespace {
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream in(s);
-  for (std::string x; std::getline(in, x, ',');)
-    if (!x.empty()) v.push_back(x);
-  return v;
-}
-
 struct Cell {
   double tokens_per_s = -1;  // < 0: not measured
   double state_kb = 0;

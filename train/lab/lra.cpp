@@ -149,23 +149,6 @@ bool data_ready(const std::string& dir, const std::string& description) {
 
 // ---- the plan -----------------------------------------------------------------------------
 
-// The non-empty items between separators, blanks trimmed at both ends (an item's
-// inner blanks stay: '--window 32' is one --model-args item of two words).
-std::vector<std::string> split_list(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char ch : s + sep) {
-    if (ch != sep) {
-      cur += ch;
-      continue;
-    }
-    size_t a = cur.find_first_not_of(' '), b = cur.find_last_not_of(' ');
-    if (a != std::string::npos) out.push_back(cur.substr(a, b - a + 1));
-    cur.clear();
-  }
-  return out;
-}
-
 std::string s(int64_t v) { return std::to_string(v); }
 std::string g(double v) {
   char b[32];

@@ -83,20 +83,6 @@ const std::vector<StateKnob>& state_knobs() {
   return k;
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char ch : s + ",") {
-    if (ch == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else if (ch != ' ') {
-      cur += ch;
-    }
-  }
-  return out;
-}
-
 double parse_number(const std::string& flag, const std::string& v, double lo, double hi) {
   size_t used = 0;
   double x = 0;
@@ -313,7 +299,7 @@ void write_report(const Options& o) {
   std::ostringstream md;
   md << "# Associative recall (MQAR): every model, by sequence length, pairs and width\n\n"
      << "Written by `attnzoo recall --out " << o.out << "` from " << rec.size() << " records (results.jsonl). "
-     << "Test accuracy (%) over the query positions, at the best of the learning rates {" << join(split([&] {
+     << "Test accuracy (%) over the query positions, at the best of the learning rates {" << join(split_list([&] {
           std::string s;
           for (double lr : o.lrs) s += fmt("%g", lr) + ",";
           return s;
@@ -478,7 +464,7 @@ int cmd_recall(const std::vector<std::string>& args) {
   o.out = f.str("out", o.out);
   o.threads = f.str("threads", "1");
   parse_number("--threads", o.threads, 1, 256);
-  o.models = f.has("models") ? split(f.str("models", "")) : attention_names();
+  o.models = f.has("models") ? split_list(f.str("models", "")) : attention_names();
   for (auto& m : o.models) attention_info(m);  // throws naming the valid ones
   if (o.models.empty()) fail("recall: --models lists no model");
   auto point = [](const std::string& flag, const std::string& s) {
@@ -490,11 +476,11 @@ int cmd_recall(const std::vector<std::string>& args) {
                             std::to_string(4 * p.N) + " tokens (the pairs, then a query and its answer slot per pair)");
     return p;
   };
-  for (auto& s : split(f.str("points", "64:4,128:8,256:16,512:32"))) o.points.push_back(point("--points", s));
+  for (auto& s : split_list(f.str("points", "64:4,128:8,256:16,512:32"))) o.points.push_back(point("--points", s));
   o.state_point = point("--state-point", f.str("state-point", "256:16"));
   o.state_dim = int64_t(parse_number("--state-dim", f.str("state-dim", "64"), 4, 4096));
-  for (auto& s : split(f.str("dims", "32,64,128"))) o.dims.push_back(int64_t(parse_number("--dims", s, 4, 4096)));
-  for (auto& s : split(f.str("lrs", "1e-3,3e-3"))) o.lrs.push_back(parse_number("--lrs", s, 1e-6, 1));
+  for (auto& s : split_list(f.str("dims", "32,64,128"))) o.dims.push_back(int64_t(parse_number("--dims", s, 4, 4096)));
+  for (auto& s : split_list(f.str("lrs", "1e-3,3e-3"))) o.lrs.push_back(parse_number("--lrs", s, 1e-6, 1));
   if (o.points.empty() || o.dims.empty() || o.lrs.empty()) fail("recall: --points, --dims and --lrs must list something");
   o.seeds = int(f.integer("seeds", 2));
   if (o.seeds < 1 || o.seeds > 20) fail("recall: --seeds must be in 1..20, got " + std::to_string(o.seeds));
