@@ -15,7 +15,7 @@ Tensor flash_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
 
 // Key rows per tile for head dimension d: the largest power of two whose K tile
 // (Bc x d floats) fits in 32 KB, the L1 data cache of the CPUs measured, within
-// 64..256.  Past it the tile products slow by a quarter (make bench-core):
+// 64..256.  Past it the tile products slow by a fifth to a quarter (make bench-core):
 // d 16 and 32 -> 256, d 64 -> 128, d 128 and up -> 64.
 int64_t flash_block_k(int64_t d);
 

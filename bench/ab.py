@@ -53,11 +53,11 @@ def main():
     ap.add_argument("binaries", nargs="+")
     a = ap.parse_args(argv[:cut])
     flags = argv[cut + 1:]
-    values = [None]
+    values, vary = [None], ""
     if a.vary:
-        name, _, vals = a.vary.partition("=")
+        vary, _, vals = a.vary.partition("=")
         values = [v for v in vals.split(",") if v]
-        if not name or not values:
+        if not vary or not values:
             sys.exit(f"ab.py: --vary {a.vary}: expected FLAG=V1,V2,... (e.g. model=flash,full)")
     arms = [(b, v) for b in a.binaries for v in values]
     if len(arms) < 2:
@@ -69,10 +69,10 @@ def main():
             sys.exit(f"ab.py: {b} is not an executable file")
     def label(arm):
         b, v = arm
-        return b if v is None else f"{b} --{a.vary.partition('=')[0]} {v}"
+        return b if v is None else f"{b} --{vary} {v}"
 
     def arm_flags(arm):
-        return flags if arm[1] is None else flags + ["--" + a.vary.partition("=")[0], arm[1]]
+        return flags if arm[1] is None else flags + ["--" + vary, arm[1]]
 
     names = [label(x) for x in arms]
     runs = {x: [] for x in names}

@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
         {
           int t = omp_get_thread_num();
           for (int r = 0; r < reps; ++r)
-            if (engine && which == 0)  // K[t] read as Kt [d, 256]
+            if (engine && which == 0)  // K[t] read as Kt [d, bc]
               tile::gemm(false, false, br, bc, d, 1.0f, Q[t].data(), d, K[t].data(), bc, 0.0f, S[t].data(), bc);
             else if (engine && which == 1)
               tile::gemm(false, false, br, d, bc, 1.0f, S[t].data(), bc, K[t].data(), d, 1.0f, O[t].data(), d);
