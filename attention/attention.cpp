@@ -15,6 +15,19 @@ static std::map<std::string, AttentionInfo>& registry() {
   return r;
 }
 
+Impl& attention_impl() {
+  static Impl impl = Impl::fast;
+  return impl;
+}
+
+Impl parse_impl(const std::string& name) {
+  if (name == "fast") return Impl::fast;
+  if (name == "reference") return Impl::reference;
+  fail("--impl '" + name + "' is not a form (expected fast or reference)");
+}
+
+const char* impl_name(Impl i) { return i == Impl::reference ? "reference" : "fast"; }
+
 RegisterAttention::RegisterAttention(AttentionInfo info) { registry()[info.name] = std::move(info); }
 
 std::vector<std::string> attention_names() {

@@ -18,6 +18,25 @@ namespace az {
 
 class DecodeState;  // attention/decode/decode.h
 
+// Every model has two forms of one function (issue 54).  The fast form,
+// forward(), is what training runs by default: fused kernels where the variant
+// has them (attention/kernels/).  The reference form, reference(), is the
+// algorithm written to be read: composed autograd ops only (ops.h), in the
+// paper's order, with the same random draws, so the two are the same function
+// (tests/test_reference.cpp checks outputs and every gradient).  It may store
+// N x N matrices; it is for reading and checking, not for speed.
+// `--impl fast|reference` (train, eval, bench, predict, generate) picks the
+// form every layer runs, process-wide, as PyTorch's sdpa backend choice is.
+enum class Impl { fast, reference };
+Impl& attention_impl();                          // default Impl::fast
+Impl parse_impl(const std::string& name);        // "fast" or "reference"; else one line naming --impl
+const char* impl_name(Impl i);
+struct ImplScope {                               // sets the form for a scope (tests)
+  explicit ImplScope(Impl i) : prev_(attention_impl()) { attention_impl() = i; }
+  ~ImplScope() { attention_impl() = prev_; }
+  Impl prev_;
+};
+
 // A variant's own setting (window, block, buckets, features, ...).
 struct Knob {
   std::string name;
@@ -47,7 +66,14 @@ class Attention : public Module {
   explicit Attention(const AttentionConfig& c) : cfg_(c) {}
   // x [B,N,D]; key_pad [B,N] with 1 at padding positions, or undefined.
   // Returns [B,N,D].  Outputs at padding positions are unspecified but finite.
+  // The fast form.
   virtual Tensor forward(const Tensor& x, const Tensor& key_pad) = 0;
+  // The reference form: the same function in composed ops, in the variant's own file.
+  virtual Tensor reference(const Tensor& x, const Tensor& key_pad) = 0;
+  // What a model calls: forward(), or reference() under --impl reference.
+  Tensor operator()(const Tensor& x, const Tensor& key_pad) {
+    return attention_impl() == Impl::reference ? reference(x, key_pad) : forward(x, key_pad);
+  }
   // For x [1,N,D]: the entries computed (default: all of them, "dense").
   virtual Pattern pattern(const Tensor& x, const Tensor& key_pad);
   // For x [1,N,D]: the attention weights [H,N,N] the forward pass applies,

@@ -40,10 +40,7 @@ class BigBirdAttention : public BlockSparseAttention {
 
  protected:
   Layouts layouts(int64_t n) override {
-    int64_t nb = (n + b_ - 1) / b_;
-    if (nb > m_)
-      fail("bigbird: sequence length " + std::to_string(n) + " exceeds --seq-len " + std::to_string(cfg_.max_len) +
-           " (its random layout is drawn for " + std::to_string(m_) + " blocks of " + std::to_string(b_) + ")");
+    int64_t nb = blocks(n);
     // Cached by length and by the seeds (a checkpoint load overwrites them).
     auto key = std::make_pair(n, seeds_.to_vector());
     auto it = cache_.find(key);
@@ -55,32 +52,64 @@ class BigBirdAttention : public BlockSparseAttention {
   }
   std::vector<std::string> legend() const override { return {"global", "window", "random"}; }
 
+ public:
+  // The reference form: each head's block rule (block_kinds) over all N x N entries, then softmax attention.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = x.size(1), H = cfg_.heads, nb = blocks(N);
+    std::vector<Tensor> heads;
+    for (int64_t h = 0; h < H; ++h) {
+      std::vector<uint8_t> kind = block_kinds(nb, h);  // [nb,nb]: query block i sees key block j when nonzero
+      heads.push_back(mask_from_rule(N, [&](int64_t i, int64_t j) { return kind[size_t(i / b_ * nb + j / b_)] != 0; }));
+    }
+    return masked_attention(*proj_, x, reshape(concat(heads, 0), {H, N, N}), key_pad, cfg_.dropout, is_training());
+  }
+
  private:
+  // Which key blocks query block i of head h sees, [nb,nb]: the first and last query blocks see
+  // every block (global); the others see the window i-1..i+1, the first and last block, and the
+  // r random blocks of least hash64(seed[h][i] << 32 | j) among the rest.
+  std::vector<uint8_t> block_kinds(int64_t nb, int64_t h) const {
+    const float* seed = seeds_.data() + h * m_;
+    std::vector<uint8_t> kinds(size_t(nb * nb), 0);
+    for (int64_t i = 0; i < nb; ++i) {
+      uint8_t* kind = kinds.data() + i * nb;  // per key block
+      if (i == 0 || i == nb - 1) {
+        std::fill(kind, kind + nb, kGlobal);
+        continue;
+      }
+      for (int64_t j = i - 1; j <= i + 1; ++j) kind[j] = kWindow;
+      kind[0] = kind[nb - 1] = kGlobal;
+      std::vector<std::pair<uint64_t, int64_t>> cand;  // (priority, block)
+      for (int64_t j = 0; j < nb; ++j)
+        if (!kind[j]) cand.push_back({hash64(uint64_t(seed[i]) << 32 | uint64_t(j)), j});
+      std::sort(cand.begin(), cand.end());
+      for (size_t t = 0; t < std::min(cand.size(), size_t(r_)); ++t) kind[cand[t].second] = kRandom;
+    }
+    return kinds;
+  }
+
+  int64_t blocks(int64_t n) const {
+    int64_t nb = (n + b_ - 1) / b_;
+    if (nb > m_)
+      fail("bigbird: sequence length " + std::to_string(n) + " exceeds --seq-len " + std::to_string(cfg_.max_len) +
+           " (its random layout is drawn for " + std::to_string(m_) + " blocks of " + std::to_string(b_) + ")");
+    return nb;
+  }
+
   std::shared_ptr<SparseLayout> head_layout(int64_t n, int64_t nb, int64_t h) const {
     auto L = std::make_shared<SparseLayout>();
     L->n = n;
-    const float* seed = seeds_.data() + h * m_;
+    std::vector<uint8_t> kinds = block_kinds(nb, h);
     for (int64_t i = 0; i < nb; ++i) {
       SparseGroup G;
       for (int64_t p = i * b_; p < std::min(n, (i + 1) * b_); ++p) G.rows.push_back(int32_t(p));
-      std::vector<uint8_t> kind(size_t(nb), 0);  // per key block
-      if (i == 0 || i == nb - 1) {
-        std::fill(kind.begin(), kind.end(), kGlobal);
-      } else {
-        for (int64_t j = i - 1; j <= i + 1; ++j) kind[size_t(j)] = kWindow;
-        kind[0] = kind[size_t(nb - 1)] = kGlobal;
-        std::vector<std::pair<uint64_t, int64_t>> cand;  // (priority, block)
-        for (int64_t j = 0; j < nb; ++j)
-          if (!kind[size_t(j)]) cand.push_back({hash64(uint64_t(seed[i]) << 32 | uint64_t(j)), j});
-        std::sort(cand.begin(), cand.end());
-        for (size_t t = 0; t < std::min(cand.size(), size_t(r_)); ++t) kind[size_t(cand[t].second)] = kRandom;
-      }
+      const uint8_t* kind = kinds.data() + i * nb;
       G.per_column = true;
       for (int64_t j = 0; j < nb; ++j)
-        if (kind[size_t(j)])
+        if (kind[j])
           for (int64_t p = j * b_; p < std::min(n, (j + 1) * b_); ++p) {
             G.cols.push_back(int32_t(p));
-            G.label.push_back(kind[size_t(j)]);
+            G.label.push_back(kind[j]);
           }
       L->groups.push_back(std::move(G));
     }

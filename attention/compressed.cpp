@@ -13,7 +13,7 @@
 // no real position is excluded.  No causal form (a slot mixes later positions).
 #include <cmath>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/kernels/kernel_util.h"
 
 namespace az {
@@ -29,6 +29,19 @@ class CompressedAttention : public Attention {
   }
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
+
+  // The reference form: keys and values compressed by the strided convolution, then softmax attention
+  // of the N queries over the M = ceil(N/c) slots.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t H = cfg_.heads;
+    Tensor q = split_heads(proj_->q->forward(x), H);                                   // [B,H,N,d]
+    Tensor k = split_heads(compress(conv_k_, proj_->k->forward(x), key_pad), H);        // [B,H,M,d]
+    Tensor v = split_heads(compress(conv_v_, proj_->v->forward(x), key_pad), H);
+    Tensor empty = empty_slots(x.size(0), x.size(1), key_pad);                         // [B,M] or undefined
+    float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
+    Tensor p = softmax(matmul(q, k, false, true) * scale, empty.defined() ? key_mask(empty) : Tensor(), true);
+    return proj_->output(matmul(dropout(p, cfg_.dropout, is_training()), v));         // [B,H,N,M] x [B,H,M,d]
+  }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     int64_t n = x.size(1);
@@ -69,19 +82,24 @@ class CompressedAttention : public Attention {
     return conv->forward(reshape(t, {B, M, c_ * D}));
   }
 
+  // [B,M]: 1 for a slot all of whose positions are padding (excluded), or undefined without padding.
+  Tensor empty_slots(int64_t B, int64_t N, const Tensor& key_pad) const {
+    if (!key_pad.defined()) return Tensor();
+    int64_t M = (N + c_ - 1) / c_;
+    Tensor slot_pad = Tensor::ones({B, M});
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < N; ++j)
+        if (key_pad.data()[b * N + j] == 0) slot_pad.data()[b * M + j / c_] = 0.0f;
+    return slot_pad;
+  }
+
   // weights: the [B,H,N,M] matrix (attention_weights only); the forward pass never stores it.
   Tensor run(const Tensor& x, const Tensor& key_pad, Tensor* weights) {
-    int64_t B = x.size(0), N = x.size(1), M = (N + c_ - 1) / c_, H = cfg_.heads;
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads;
     Tensor q = split_heads(proj_->q->forward(x), H);
     Tensor k = split_heads(compress(conv_k_, proj_->k->forward(x), key_pad), H);  // [B,H,M,d]
     Tensor v = split_heads(compress(conv_v_, proj_->v->forward(x), key_pad), H);
-    Tensor slot_pad;
-    if (key_pad.defined()) {  // a slot is excluded when all of its positions are padding
-      slot_pad = Tensor::ones({B, M});
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t j = 0; j < N; ++j)
-          if (key_pad.data()[b * N + j] == 0) slot_pad.data()[b * M + j / c_] = 0.0f;
-    }
+    Tensor slot_pad = empty_slots(B, N, key_pad);
     float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
     if (weights) {
       Tensor mask = slot_pad.defined() ? key_mask(slot_pad) : Tensor();

@@ -9,7 +9,7 @@
 // exactly row-stochastic (each row sums to sum_t rho_q_it = 1), but it is never
 // formed: rho_k(K)^T V is d x d, so the cost is N d^2 per head.  No causal form
 // (the softmax over positions sees every key).
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/kernels/kernel_util.h"
 
 namespace az {
@@ -26,6 +26,16 @@ class EfficientAttention : public Attention {
     normalised(x, key_pad, rq, rk, v);
     Tensor context = matmul(rk, v, true, false);  // rho_k^T V: [B,H,d,N] x [B,H,N,d] -> [B,H,d,d]
     return proj_->output(matmul(rq, context));
+  }
+
+  // The reference form: each query softmaxed over its features, each key feature softmaxed over the
+  // positions (padding excluded), then rho_q(Q) (rho_k(K)^T V).
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    auto h = proj_->project(x);                                              // q, k, v [B,H,N,d]
+    Tensor rq = softmax(h.q);                                                // rho_q: over the d features
+    Tensor pad = key_pad.defined() ? key_mask(key_pad) : Tensor();           // [B,1,1,N]
+    Tensor rk_t = softmax(transpose(h.k, 2, 3), pad, true);                  // rho_k^T [B,H,d,N]: over positions
+    return proj_->output(matmul(rq, matmul(rk_t, h.v)));                     // [B,H,N,d] (d x d context)
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {

@@ -14,14 +14,13 @@
 // Time is still N^2 d, memory N d.  Work runs in parallel over (batch, head);
 // each tile is the shared tile engine's (attention/kernels/tile.h): single-threaded GEMMs,
 // vector row kernels, and attention dropout with full attention's mask.
-#include <cblas.h>
 #include <omp.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/decode/decode.h"
 #include "attention/flash.h"
 #include "attention/kernels/tile.h"
@@ -185,6 +184,36 @@ class FlashAttention : public Attention {
                                          knob_int("block_k"), cfg_.dropout, is_training()));
   }
 
+  // The reference form: the online softmax above, key block by key block, in composed ops (all query
+  // rows at once).  Autograd keeps every block's weights, so its memory is N^2, not N: it shows the
+  // recurrence; forward() is what keeps memory linear.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    auto h = proj_->project(x);                                         // q, k, v [B,H,N,d]
+    int64_t B = x.size(0), H = cfg_.heads, N = x.size(1), d = cfg_.head_dim();
+    int64_t bc = knob_int("block_k") > 0 ? knob_int("block_k") : flash_block_k(d);
+    Tensor excluded = excluded_keys(key_pad, cfg_.causal, N);          // padded and later keys
+    Tensor keep;  // attention dropout: the mask dropout() puts on full attention's [B,H,N,N] weights
+    if (cfg_.dropout > 0 && is_training()) keep = dropout(Tensor::ones({B, H, N, N}), cfg_.dropout, true);
+    Tensor q = h.q * (1.0f / std::sqrt(float(d)));
+    Tensor m = Tensor::full({B, H, N, 1}, -1e30f);                      // running max of each row's scores
+    Tensor l = Tensor::zeros({B, H, N, 1});                             // running sum of e^(s - m)
+    Tensor o = Tensor::zeros({B, H, N, d});                             // running sum of e^(s - m) v
+    for (int64_t j0 = 0; j0 < N; j0 += bc) {
+      int64_t n = std::min(bc, N - j0);
+      Tensor s = matmul(q, narrow(h.k, 2, j0, n), false, true);         // [B,H,N,n] this key block's scores
+      if (excluded.defined()) s = masked_fill(s, narrow(excluded, 3, j0, n), -INFINITY);
+      // m' = max(m, max_j s_j); m only keeps exp in range and cancels in o / l, so it needs no gradient
+      Tensor m_new = max(concat({m, max(s, 3, true)}, 3), 3, true).detach();
+      Tensor p = exp(s - m_new);                                        // e^(s_j - m')
+      Tensor rescale = exp(m - m_new);                                  // e^(m - m'): what came before
+      l = rescale * l + sum(p, 3, true);
+      if (keep.defined()) p = p * narrow(keep, 3, j0, n);
+      o = rescale * o + matmul(p, narrow(h.v, 2, j0, n));
+      m = m_new;
+    }
+    return proj_->output(o / (l + 1e-30f));                             // l >= 1 wherever a key is allowed
+  }
+
   // Exact softmax attention decodes as full does: a cache of every past key and value.
   std::unique_ptr<DecodeState> decoder() override { return kv_cache_state(proj_, cfg_.heads, -1, 1); }
 
@@ -193,12 +222,7 @@ class FlashAttention : public Attention {
     NoGradGuard ng;
     auto h = proj_->project(x);
     int64_t N = x.size(1);
-    Tensor mask;
-    if (key_pad.defined()) mask = key_mask(key_pad);
-    if (cfg_.causal) {
-      Tensor c = reshape(causal_mask(N), {1, 1, N, N});
-      mask = mask.defined() ? add(mask, c) : c;
-    }
+    Tensor mask = excluded_keys(key_pad, cfg_.causal, N);
     Tensor w;
     dense_attention(h.q, h.k, h.v, mask, 1.0f / std::sqrt(float(cfg_.head_dim())), 0.0f, false, &w);
     return reshape(w, {w.size(1), N, N});

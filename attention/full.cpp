@@ -3,10 +3,12 @@
 // Every query attends to every key: all N x N entries of softmax(QK^T/sqrt(d))
 // are computed and stored, so time and memory grow as N^2 (per head, per
 // example).  This is the plain textbook version and the baseline that every
-// other variant is measured against; keep it simple.
+// other variant is measured against; keep it simple.  It has no fused kernel
+// (flash is its fused form): forward() runs dense_attention (common.h), and
+// reference() below writes the same three steps out.
 #include <cmath>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/decode/decode.h"
 
 namespace az {
@@ -19,6 +21,16 @@ class FullAttention : public Attention {
   }
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
+
+  // The reference form: every score, a softmax over the allowed keys, a weighted sum of values.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    auto h = proj_->project(x);                                          // q, k, v [B,H,N,d]
+    int64_t N = x.size(1), d = cfg_.head_dim();
+    Tensor s = matmul(h.q, h.k, false, true) * (1.0f / std::sqrt(float(d)));  // [B,H,N,N] s_ij = q_i.k_j / sqrt(d)
+    Tensor p = softmax(s, excluded_keys(key_pad, cfg_.causal, N), true);       // rows sum to 1 over allowed keys
+    p = dropout(p, cfg_.dropout, is_training());                        // attention dropout (training only)
+    return proj_->output(matmul(p, h.v));                               // [B,H,N,d] -> [B,N,D]
+  }
 
   // Generation: a KV cache of every past key and value (decode.h).
   std::unique_ptr<DecodeState> decoder() override { return kv_cache_state(proj_, cfg_.heads, -1, 1); }
@@ -33,13 +45,7 @@ class FullAttention : public Attention {
  private:
   Tensor run(const Tensor& x, const Tensor& key_pad, Tensor* weights) {
     auto h = proj_->project(x);  // q, k, v [B,H,N,d]
-    int64_t N = x.size(1);
-    Tensor mask;
-    if (key_pad.defined()) mask = key_mask(key_pad);                 // [B,1,1,N]
-    if (cfg_.causal) {
-      Tensor c = reshape(causal_mask(N), {1, 1, N, N});
-      mask = mask.defined() ? add(mask, c) : c;                      // nonzero = excluded
-    }
+    Tensor mask = excluded_keys(key_pad, cfg_.causal, x.size(1));  // nonzero = excluded
     float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
     Tensor out = dense_attention(h.q, h.k, h.v, mask, scale, cfg_.dropout, is_training(), weights);
     return proj_->output(out);

@@ -40,6 +40,18 @@ class GlobalAttention : public BlockSparseAttention {
     Tensor y = run(extend(x, key_pad, &pad), pad, nullptr);
     return narrow(y, 1, g_, x.size(1));
   }
+  // The reference form: the global rows and columns as a rule over all N x N
+  // entries, then softmax attention (with learned tokens, over [tokens ; x]).
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    Tensor in = x, pad = key_pad;
+    if (learned_) in = extend(x, key_pad, &pad);  // [B,g+N,D]: the tokens are positions 0..g-1
+    Tensor rule = mask_from_rule(in.size(1), [&](int64_t i, int64_t j) {
+      return i < g_ || j < g_;  // a global query sees every key; every query sees the global keys
+    });
+    Tensor y = masked_attention(*proj_, in, rule, pad, cfg_.dropout, is_training());
+    return learned_ ? narrow(y, 1, g_, x.size(1)) : y;  // the tokens' own outputs are dropped
+  }
+
   // With learned tokens: the entries among the N real tokens (none: they attend only to the tokens).
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     int64_t N = x.size(1), g = learned_ ? g_ : 0;

@@ -8,8 +8,10 @@
 // it is never formed: by associativity
 //   out_i = phi(q_i)^T (sum_j phi(k_j) v_j^T) / (phi(q_i)^T sum_j phi(k_j) + 1e-6),
 // both sums are computed once (non-causal) or as prefix sums (causal), so the
-// cost is N d^2 per head in time and N d in memory.
-#include "attention/kernels/common.h"
+// cost is N d^2 per head in time and N d in memory.  forward() runs the fused
+// kernel (kernels/kernel_util.h: chunked prefix sums, hand-written backward);
+// reference() below is the same in composed ops.
+#include "attention/common.h"
 #include "attention/decode/decode.h"
 #include "attention/kernels/kernel_util.h"
 
@@ -20,6 +22,14 @@ class LinearAttention : public FeatureMapAttention {
  public:
   explicit LinearAttention(const AttentionConfig& c)
       : FeatureMapAttention(c, "kernel elu(q)+1 . elu(k)+1", 1e-6f) {}
+
+  // The reference form: phi = elu + 1 on queries and keys, then phi(Q) (phi(K)^T V) / (phi(Q) phi(K)^T 1 + 1e-6).
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    auto h = proj_->project(x);                                         // q, k, v [B,H,N,d]
+    Tensor phi_q = elu(h.q) + 1.0f, phi_k = elu(h.k) + 1.0f;            // [B,H,N,d], positive
+    if (key_pad.defined()) phi_k = phi_k * key_keep(key_pad);           // padded keys add nothing to the sums
+    return proj_->output(feature_map_attention(phi_q, phi_k, h.v, cfg_.causal, 1e-6f, KernelNorm::add_eps));
+  }
 
   // Generation: the recurrent state S, z (decode.h), constant cost per token.
   std::unique_ptr<DecodeState> decoder() override {

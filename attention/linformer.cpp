@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/kernels/kernel_util.h"
 
 namespace az {
@@ -40,6 +40,23 @@ class Linformer : public Attention {
     return proj_->output(softmax_attention(q, k, v, Tensor(), scale, cfg_.dropout, is_training()));  // [N,k] not kept
   }
 
+  // The reference form: keys and values projected along the positions by E and F, then softmax attention
+  // of the N queries over the k projected keys.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads;
+    check_length(N);
+    auto h = proj_->project(x);                                       // q, k, v [B,H,N,d]
+    Tensor k = h.k, v = h.v;
+    if (key_pad.defined()) k = k * key_keep(key_pad), v = v * key_keep(key_pad);  // padded keys, values -> 0
+    auto along_positions = [&](const Tensor& P) {                     // [k,N] or [H,k,N] -> [B,H,k,N]
+      Tensor p = slice(P, N);                                         // the first N columns
+      return add(Tensor::zeros({B, H, p.size(-2), N}), p.dim() == 2 ? p : reshape(p, {1, H, p.size(-2), N}));
+    };
+    Tensor ek = matmul(along_positions(e_), k), fv = matmul(along_positions(f_), v);  // E K, F V [B,H,k,d]
+    float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
+    return proj_->output(dense_attention(h.q, ek, fv, Tensor(), scale, cfg_.dropout, is_training()));
+  }
+
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     return all_keys_pattern(x.size(1), key_pad, false, "rank-" + std::to_string(e_.size(-2)) + " projection");
   }
@@ -60,12 +77,16 @@ class Linformer : public Attention {
  private:
   static Tensor slice(const Tensor& p, int64_t n) { return p.size(-1) == n ? p : narrow(p, -1, 0, n); }
 
-  // q [B,H,N,d]; k, v projected to [B,H,k,d].
-  void compress(const Tensor& x, const Tensor& key_pad, Tensor& q, Tensor& k, Tensor& v) {
-    int64_t B = x.size(0), N = x.size(1);
+  void check_length(int64_t N) const {
     if (N > cfg_.max_len)
       fail("linformer: sequence of " + std::to_string(N) + " positions is longer than --seq-len " +
            std::to_string(cfg_.max_len) + " that sized E and F");
+  }
+
+  // q [B,H,N,d]; k, v projected to [B,H,k,d].
+  void compress(const Tensor& x, const Tensor& key_pad, Tensor& q, Tensor& k, Tensor& v) {
+    int64_t B = x.size(0), N = x.size(1);
+    check_length(N);
     q = split_heads(proj_->q->forward(x), cfg_.heads);
     Tensor kx = proj_->k->forward(x), vx = proj_->v->forward(x);  // [B,N,D]
     if (key_pad.defined()) {

@@ -18,6 +18,7 @@
 // Causal form (--causal, --globals 0): the local and dilated heads see only
 // the keys before them (-w <= k <= 0), as the paper's autoregressive
 // character-level model does; global tokens, which read every position, have none.
+#include <cstdlib>
 #include <map>
 
 #include "attention/kernels/blocksparse.h"
@@ -36,6 +37,22 @@ class LongformerAttention : public BlockSparseAttention {
     if (c.causal && knob_int("globals") > 0)
       fail("longformer --causal: global tokens read every position, later ones included; give --globals 0 (the causal "
            "form keeps the local and dilated heads, each query seeing its window before it)");
+  }
+
+  // The reference form: each head's rule over all N x N entries ([H,N,N]), then softmax attention.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = x.size(1), H = cfg_.heads, w = knob_int("window"), g = knob_int("globals");
+    std::vector<Tensor> heads;
+    for (int64_t h = 0; h < H; ++h) {
+      int64_t s = h < H - dilated_ ? 1 : knob_int("dilation");  // local heads first, then dilated ones
+      heads.push_back(mask_from_rule(N, [&](int64_t i, int64_t j) {
+        int64_t k = (j - i) / s;
+        bool window = (j - i) % s == 0 && std::abs(k) <= w && !(cfg_.causal && k > 0);  // j = i + k s, |k| <= w
+        return window || i < g || j < g;  // the first g positions are global: they see all, all see them
+      }));
+    }
+    Tensor rule = reshape(concat(heads, 0), {H, N, N});
+    return masked_attention(*proj_, x, rule, key_pad, cfg_.dropout, is_training());
   }
 
  // Generation (causal): a KV cache of the last w*s+1 positions; local heads read w+1 of them, dilated heads every s-th.

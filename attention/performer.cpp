@@ -11,27 +11,21 @@
 // never formed: out = phi(Q)(phi(K)^T V) / phi(Q)(phi(K)^T 1), causal by
 // prefix sums (kernel_util.h).  Cost N m d per head; m defaults to d ln d.
 //
-// Stabiliser: the largest exponent is subtracted inside exp (per row for
+// Stabiliser: the largest exponent c is subtracted inside exp (per row for
 // queries; over the non-padded keys of a head for keys), a constant factor
-// that cancels exactly in the ratio.  So no epsilon is added to the features
-// (exp is positive; performer-pytorch adds 1e-4 after the shift, which weighs
-// 1e-4 e^c before it and mixes uniform attention into every row: 28% off
-// FAVOR+ on issue 25's small input), and the normaliser is guarded only against
-// 0/0 (max(den, FLT_MIN): a row whose keys are all padding gives 0), not by
-// +1e-6, which after the shift can be as large as den.  The output is FAVOR+
-// up to float rounding.  Unlike the public code, which detaches the max, its
-// gradient is kept (it sums to zero in the output): each op's backward is exact.
-// Causal keys are not shifted: a max over keys would span later keys, which
-// could then move earlier outputs through rounding and underflow; their
-// exponent u - |x^|^2/2 <= |w_j|^2/2 (about d/2) is bounded anyway.  W is a
-// registered buffer (saved with the checkpoint), redrawn every --redraw
-// training steps, fixed in eval.  Checkpoints written before this change load
-// unchanged; their outputs move slightly (no eps, exact normaliser).
+// that cancels exactly in the ratio, so no epsilon is added to the features
+// and the normaliser is guarded only against 0/0 (max(den, FLT_MIN)).  Causal
+// keys are not shifted (a max over keys would span later keys); their
+// exponent is bounded by |w_j|^2/2 anyway.  W is a registered buffer (saved
+// with the checkpoint), redrawn every --redraw training steps, fixed in eval.
+// forward() runs the fused features and kernel (kernels/kernel_util.h, with a
+// hand-written backward); reference() below is FAVOR+ in composed ops.  How
+// these choices differ from the public code, and why: docs/performer.md.
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/decode/decode.h"
 #include "attention/kernels/kernel_util.h"
 
@@ -52,6 +46,30 @@ class Performer : public FeatureMapAttention {
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
     return FeatureMapAttention::forward(x, key_pad);
+  }
+
+  // The reference form: FAVOR+'s features phi(x) = m^-1/2 exp(W x^ - |x^|^2/2 - c), then linear attention.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();  // the same schedule as forward()
+    auto h = proj_->project(x);                                 // q, k, v [B,H,N,d]
+    int64_t m = features_.size(0);
+    float s = std::pow(float(cfg_.head_dim()), -0.25f);         // x^ = d^-1/4 x
+    auto exponent = [&](const Tensor& t) {                      // W x^ - |x^|^2 / 2   [B,H,N,m]
+      Tensor xs = t * s;
+      return matmul(xs, features_, false, true) - sum(xs * xs, 3, true) * 0.5f;
+    };
+    Tensor eq = exponent(h.q), ek = exponent(h.k);
+    if (key_pad.defined()) ek = masked_fill(ek, reshape(key_pad, {x.size(0), 1, x.size(1), 1}), -INFINITY);  // phi = 0
+    // The stabiliser c cancels in the ratio (no gradient needed): each query row's max; the keys' max over
+    // the example's real keys and features (none when causal: later keys would move earlier outputs).
+    Tensor cq = max(eq, 3, true).detach();
+    Tensor ck = cfg_.causal ? Tensor::zeros({1}) : max(max(ek, 3, true), 2, true).detach();
+    for (int64_t i = 0; i < ck.numel(); ++i)
+      if (!std::isfinite(ck.data()[i])) ck.data()[i] = 0;      // an example with no real key
+    Tensor phi_q = exp(eq - cq) * (1.0f / std::sqrt(float(m)));
+    Tensor phi_k = exp(ek - ck) * (1.0f / std::sqrt(float(m)));
+    return proj_->output(feature_map_attention(phi_q, phi_k, h.v, cfg_.causal, std::numeric_limits<float>::min(),
+                                               KernelNorm::clamp));
   }
 
   // Generation: the recurrent state S, z (decode.h); causal keys are never shifted, so phi is per position.

@@ -102,6 +102,46 @@ class ReformerAttention : public Attention {
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
 
+  // The reference form: hash, sort by bucket, cut into chunks, attend within the chunk and the previous
+  // one, unsort, combine the rounds.  (prepare() holds the settings --form 1 changes.)
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    Prepared p = prepare(x, key_pad);  // q = k, v [G,Np,d], keys, buckets [G,R,Np], padded keys
+    int64_t G = p.G, Np = p.Np, C = p.C, cs = p.cs, d = p.d;
+    auto chunked = [&](const Tensor& t, const IntTensor& order) {  // rows in sorted order, [G,C,cs,d]
+      return reshape(gather_rows(t, order), {G, C, cs, d});
+    };
+    auto with_previous = [&](const Tensor& t) {  // [G,C,cs,..] -> [G,C,2cs,..]: chunk c, then chunk c-1 (wrapping)
+      return C == 1 ? t : concat({t, concat({narrow(t, 1, C - 1, 1), narrow(t, 1, 0, C - 1)}, 1)}, 2);
+    };
+    std::vector<Tensor> outs, lses;
+    for (int64_t r = 0; r < hashes_; ++r) {
+      IntTensor order({G, Np}, std::vector<int32_t>(size_t(G * Np)));  // sorted by (bucket, position)
+      for (int64_t g = 0; g < G; ++g) bucket_order(p, g, r, order.data.data() + g * Np);
+      Tensor q = chunked(p.qk, order), k = with_previous(chunked(p.k, order)), v = with_previous(chunked(p.v, order));
+      Tensor s = matmul(q, k, false, true) * p.scale;                  // [G,C,cs,ck] scores within the chunks
+      // Which (query, key) pairs are a token and itself, and which keys are padding (from the positions).
+      Tensor pos = Tensor::empty({G, C, cs, 1});
+      for (int64_t i = 0; i < G * Np; ++i) pos.data()[i] = float(order.data[size_t(i)]);
+      Tensor kpos = with_previous(pos), self = Tensor::empty(s.shape()), padded = Tensor::empty({G, C, 1, p.ck});
+      for (int64_t i = 0; i < s.numel(); ++i)
+        self.data()[i] = pos.data()[i / p.ck] == kpos.data()[(i / (cs * p.ck)) * p.ck + i % p.ck];
+      for (int64_t i = 0; i < padded.numel(); ++i)
+        padded.data()[i] = p.out[size_t((i / (C * p.ck)) * Np + int64_t(kpos.data()[i]))];
+      if (!f_.self_allowed) s = masked_fill(s, self, -5e4f);          // itself only when nothing else is there
+      s = masked_fill(s, padded, -1e30f);                              // padded keys: never
+      Tensor mx = max(s, 3, true).detach();
+      Tensor lse = mx + log(sum(exp(s - mx), 3, true));               // [G,C,cs,1] log-sum-exp of each row
+      Tensor o = matmul(dropout(exp(s - lse), cfg_.dropout, is_training()), v);  // softmax, then values
+      Tensor zeros = Tensor::zeros({G, Np, d});                       // unsort: back to position order
+      outs.push_back(scatter_add_rows(zeros, order, reshape(o, {G, Np, d})));
+      lses.push_back(scatter_add_rows(Tensor::zeros({G, Np, 1}), order, reshape(lse, {G, Np, 1})));
+    }
+    Tensor w = softmax(concat(lses, 2));                               // [G,Np,R]: round r's weight, by its lse
+    Tensor o = outs[0] * narrow(w, 2, 0, 1);
+    for (int64_t r = 1; r < hashes_; ++r) o = o + outs[size_t(r)] * narrow(w, 2, r, 1);
+    return proj_->output(narrow(reshape(o, {p.B, p.H, Np, d}), 2, 0, p.N));
+  }
+
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;
     Trace tr;
@@ -184,61 +224,79 @@ class ReformerAttention : public Attention {
     return r;
   }
 
-  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+  // What both forms start from: the chunk geometry, shared q = k and v [G,Np,d] padded to Np
+  // positions, the keys (unit-length or raw), which key rows are never attended, and the buckets.
+  struct Prepared {
+    int64_t B, N, H, d, G, cs, Np, C, nb, ck;  // chunk size, padded length, chunks, buckets, keys per chunk
+    Tensor qk, k, v;                            // [G,Np,d]
+    std::vector<uint8_t> out;                   // [G,Np]: padded keys (and the rows added to reach Np)
+    IntTensor ids;                              // [G,R,Np] bucket of each row in each round
+    float scale;
+  };
+
+  Prepared prepare(const Tensor& x, const Tensor& key_pad) const {
     if (x.dim() != 3 || x.size(2) != cfg_.dim)
       fail("reformer: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
-    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim(), G = B * H;
+    Prepared p;
+    p.B = x.size(0), p.N = x.size(1), p.H = cfg_.heads, p.d = cfg_.head_dim(), p.G = p.B * p.H;
+    int64_t B = p.B, N = p.N, G = p.G, d = p.d;
     if (N > cfg_.max_len)
       fail("reformer: sequence length " + std::to_string(N) + " exceeds --seq-len " + std::to_string(cfg_.max_len));
     if (key_pad.defined() && key_pad.shape() != Shape{B, N})
       fail("reformer: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
            std::to_string(N) + "]");
-    int64_t cs, Np, C, nb;
     if (f_.lra_chunks) {  // LRA: pad by 1..nb rows (N % nb == 0 still adds nb), then nb chunks per round
-      nb = lra_buckets(), C = nb, Np = N + nb - N % nb, cs = Np / C;
+      p.nb = lra_buckets(), p.C = p.nb, p.Np = N + p.nb - N % p.nb, p.cs = p.Np / p.C;
     } else {
-      cs = std::min(chunk_, N);  // chunk size: a sequence shorter than a chunk is one chunk, not padded
-      Np = round_up(N, cs), C = Np / cs, nb = buckets_for(Np, cs);
+      p.cs = std::min(chunk_, N);  // chunk size: a sequence shorter than a chunk is one chunk, not padded
+      p.Np = round_up(N, p.cs), p.C = p.Np / p.cs, p.nb = buckets_for(p.Np, p.cs);
     }
-    int64_t ck = C > 1 ? 2 * cs : cs;
-
-    Tensor qk, v;
+    p.ck = p.C > 1 ? 2 * p.cs : p.cs;
     if (f_.no_mask) {  // LRA pads the input with zero rows, so added rows project to the biases
-      Tensor xp = Np > N ? concat({x, Tensor::zeros({B, Np - N, cfg_.dim})}, 1) : x;
+      Tensor xp = p.Np > N ? concat({x, Tensor::zeros({B, p.Np - N, cfg_.dim})}, 1) : x;
       auto h = proj_->project(xp);
-      qk = reshape(h.q, {G, Np, d}), v = reshape(h.v, {G, Np, d});
+      p.qk = reshape(h.q, {G, p.Np, d}), p.v = reshape(h.v, {G, p.Np, d});
     } else {
       auto h = proj_->project(x);  // q = k, v [B,H,N,d]
-      qk = reshape(pad_positions(h.q, Np), {G, Np, d});
-      v = reshape(pad_positions(h.v, Np), {G, Np, d});
+      p.qk = reshape(pad_positions(h.q, p.Np), {G, p.Np, d});
+      p.v = reshape(pad_positions(h.v, p.Np), {G, p.Np, d});
     }
-    Tensor k = f_.raw_keys ? qk : unit_normalize(qk);  // keys: unit-length queries (paper) or the queries (LRA)
-
-    std::vector<uint8_t> out(size_t(G * Np), 0);  // padded keys (and the rows added to reach Np)
+    p.k = f_.raw_keys ? p.qk : unit_normalize(p.qk);  // keys: unit-length queries (paper) or the queries (LRA)
+    p.out.assign(size_t(G * p.Np), 0);
     if (!f_.no_mask)
       for (int64_t g = 0; g < G; ++g)
-        for (int64_t n = 0; n < Np; ++n)
-          out[size_t(g * Np + n)] = n >= N || (key_pad.defined() && key_pad.data()[(g / H) * N + n] != 0);
+        for (int64_t n = 0; n < p.Np; ++n)
+          p.out[size_t(g * p.Np + n)] = n >= N || (key_pad.defined() && key_pad.data()[(g / p.H) * N + n] != 0);
+    p.ids = lsh_buckets(p.qk, rotations(p.nb), hashes_, p.nb);  // [G,R,Np]
+    p.scale = f_.scale_up ? std::sqrt(float(d)) : 1.0f / std::sqrt(float(d));
+    return p;
+  }
 
-    IntTensor ids = lsh_buckets(qk, rotations(nb), hashes_, nb);  // [G,R,Np]
-    float scale = f_.scale_up ? std::sqrt(float(d)) : 1.0f / std::sqrt(float(d));
+  // Round r's order of group g's rows: a stable counting sort by bucket (padding in bucket nb),
+  // so by (bucket, position).  order[t] is the row at sorted place t.
+  static void bucket_order(const Prepared& p, int64_t g, int64_t r, int32_t* order) {
+    std::vector<int32_t> start(size_t(p.nb + 2), 0);
+    const int32_t* id = p.ids.data.data() + (g * p.ids.shape[1] + r) * p.Np;
+    auto key = [&](int64_t n) { return p.out[size_t(g * p.Np + n)] ? p.nb : int64_t(id[n]); };
+    for (int64_t n = 0; n < p.Np; ++n) start[size_t(key(n) + 1)]++;
+    for (int64_t b = 0; b <= p.nb; ++b) start[size_t(b + 1)] += start[size_t(b)];
+    for (int64_t n = 0; n < p.Np; ++n) order[start[size_t(key(n))]++] = int32_t(n);
+  }
+
+  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+    Prepared p = prepare(x, key_pad);
+    int64_t G = p.G, Np = p.Np, C = p.C, cs = p.cs, ck = p.ck;
     std::vector<Tensor> outs, lses;
     for (int64_t r = 0; r < hashes_; ++r) {
       Chunks ch;
       ch.q_rows = IntTensor({G, C, cs}, std::vector<int32_t>(size_t(G * Np)));
       ch.k_rows = IntTensor({G, C, ck}, std::vector<int32_t>(size_t(G * C * ck)));
-      ch.k_out = out;
+      ch.k_out = p.out;
       ch.self_last_resort = !f_.self_allowed;
 #pragma omp parallel for if (G > 1 && G * Np > (1 << 14))
       for (int64_t g = 0; g < G; ++g) {
-        // Stable counting sort by bucket (padding in bucket nb): order is by (bucket, position).
-        std::vector<int32_t> start(size_t(nb + 2), 0);
-        const int32_t* id = ids.data.data() + (g * hashes_ + r) * Np;
-        auto key = [&](int64_t n) { return out[size_t(g * Np + n)] ? nb : int64_t(id[n]); };
-        for (int64_t n = 0; n < Np; ++n) start[size_t(key(n) + 1)]++;
-        for (int64_t b = 0; b <= nb; ++b) start[size_t(b + 1)] += start[size_t(b)];
         int32_t* order = ch.q_rows.data.data() + g * Np;
-        for (int64_t n = 0; n < Np; ++n) order[start[size_t(key(n))]++] = int32_t(n);
+        bucket_order(p, g, r, order);
         for (int64_t c = 0; c < C; ++c) {  // keys: own chunk, then the previous one (wrapping)
           int32_t* kr = ch.k_rows.data.data() + (g * C + c) * ck;
           std::copy(order + c * cs, order + (c + 1) * cs, kr);
@@ -247,7 +305,7 @@ class ReformerAttention : public Attention {
       }
       std::vector<float>* w = nullptr;
       if (tr) tr->weights.emplace_back(), w = &tr->weights.back();
-      ChunkResult res = chunk_attention(qk, k, v, ch, scale, cfg_.dropout, is_training(), w);
+      ChunkResult res = chunk_attention(p.qk, p.k, p.v, ch, p.scale, cfg_.dropout, is_training(), w);
       outs.push_back(res.out);  // [G,Np,d], already back in position order
       if (hashes_ > 1) {        // this round's log-sum-exp per position
         IntTensor rows({G, Np}, ch.q_rows.data);
@@ -262,7 +320,7 @@ class ReformerAttention : public Attention {
       o = mul(outs[0], narrow(w, 2, 0, 1));
       for (int64_t r = 1; r < hashes_; ++r) o = add(o, mul(outs[size_t(r)], narrow(w, 2, r, 1)));
     }
-    o = narrow(reshape(o, {B, H, Np, d}), 2, 0, N);
+    o = narrow(reshape(o, {p.B, p.H, Np, p.d}), 2, 0, p.N);
     return proj_->output(o);
   }
 

@@ -17,9 +17,10 @@
 // one key's worth of kernel mass; we use exactly 1).  W is a registered buffer
 // redrawn every --redraw training steps like the Performer's, fixed in eval.
 // The paper's optional recency gate is not implemented.
+#include <cmath>
 #include <cstring>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/decode/decode.h"
 #include "attention/kernels/kernel_util.h"
 
@@ -42,6 +43,24 @@ class RandomFeatureAttention : public FeatureMapAttention {
       std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
     }
     return FeatureMapAttention::forward(x, key_pad);
+  }
+
+  // The reference form: random Fourier features of the unit-length, sigma-scaled queries and keys,
+  // phi(x) = m^-1/2 [sin W(sigma x), cos W(sigma x)], then linear attention with max(den, 1).
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    if (redraw_due(calls_, knob_int("redraw"), is_training()))  // the same schedule as forward()
+      std::memcpy(features_.data(), Tensor::randn(features_.shape(), 1.0f, global_rng()).data(),
+                  sizeof(float) * size_t(features_.numel()));
+    auto h = proj_->project(x);                                    // q, k, v [B,H,N,d]
+    int64_t H = cfg_.heads, d = cfg_.head_dim(), m = features_.size(0);
+    auto phi = [&](const Tensor& t) {
+      Tensor unit = t / sqrt(sum(t * t, 3, true) + 1e-6f);       // x / sqrt(|x|^2 + 1e-3^2)
+      Tensor u = matmul(unit * reshape(sigma_, {1, H, 1, d}), features_, false, true);  // W (sigma x) [B,H,N,m]
+      return concat({sin(u), cos(u)}, 3) * (1.0f / std::sqrt(float(m)));              // [B,H,N,2m]
+    };
+    Tensor phi_q = phi(h.q), phi_k = phi(h.k);
+    if (key_pad.defined()) phi_k = phi_k * key_keep(key_pad);      // padded keys add nothing to the sums
+    return proj_->output(feature_map_attention(phi_q, phi_k, h.v, cfg_.causal, 1.0f, KernelNorm::clamp));
   }
 
   // Generation: the recurrent state S, z (decode.h), constant cost per token.

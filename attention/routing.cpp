@@ -149,6 +149,26 @@ class RoutingAttention : public Attention {
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
 
+  // The reference form: route, gather each cluster's queries and keys, softmax attention inside the
+  // cluster, scatter back, average over the clusters a query joined.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    Routed r = route(x, key_pad);  // q, k, v; each cluster's top-w queries and keys [G,C,w] (no gradient)
+    int64_t G = r.G, C = r.C, w = r.w, N = r.N, d = r.d;
+    IntTensor qi({G, C * w}, r.q_rows.data), ki({G, C * w}, r.k_rows.data);
+    auto members = [&](const Tensor& t, const IntTensor& rows) {  // [B,H,N,d] -> the cluster's rows [G,C,w,d]
+      return reshape(gather_rows(reshape(t, {G, N, d}), rows), {G, C, w, d});
+    };
+    Tensor q = members(r.h.q, qi), k = members(r.h.k, ki), v = members(r.h.v, ki);
+    Tensor padded = Tensor::empty({G, C, 1, w});                        // padded keys never attended
+    for (int64_t i = 0; i < padded.numel(); ++i) padded.data()[i] = r.pad[size_t((i / (C * w) / r.H) * N + ki.data[size_t(i)])];
+    Tensor s = matmul(q, k, false, true) * (1.0f / std::sqrt(float(d)));  // [G,C,w,w]
+    Tensor o = matmul(dropout(softmax(s, padded, true), cfg_.dropout, is_training()), v);  // [G,C,w,d]
+    Tensor summed = scatter_add_rows(Tensor::zeros({G, N, d}), qi, reshape(o, {G, C * w, d}));  // back to positions
+    Tensor avg = summed * Tensor::from({G, N, 1}, r.inv_count);         // over the clusters a query joined
+    update_centroids(r);
+    return proj_->output(reshape(avg, {r.B, r.H, N, d}));
+  }
+
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;
     Trace tr;
@@ -188,40 +208,50 @@ class RoutingAttention : public Attention {
     std::vector<float> weights, inv_count;
   };
 
-  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+  // What both forms start from: q, k, v and the routing.  Each cluster's w queries and w keys
+  // (rows of [G,N,..], position order) and 1 / the number of clusters each query joined.
+  struct Routed {
+    int64_t B, N, H, d, G, C, w;
+    QKVProjection::Heads h;         // q, k, v [B,H,N,d]
+    Tensor qn, kn;                  // unit-length q and k (no gradient): what routing and the centroids read
+    std::vector<uint8_t> pad;       // [B,N] padded positions
+    IntTensor q_rows, k_rows;       // [G,C,w]
+    std::vector<float> inv_count;   // [G,N]
+  };
+
+  Routed route(const Tensor& x, const Tensor& key_pad) {
     if (x.dim() != 3 || x.size(2) != cfg_.dim)
       fail("routing: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
-    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim(), G = B * H, C = clusters_;
+    Routed r;
+    r.B = x.size(0), r.N = x.size(1), r.H = cfg_.heads, r.d = cfg_.head_dim(), r.G = r.B * r.H, r.C = clusters_;
+    int64_t B = r.B, N = r.N, H = r.H, d = r.d, G = r.G, C = r.C;
     if (key_pad.defined() && key_pad.shape() != Shape{B, N})
       fail("routing: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
            std::to_string(N) + "]");
     // w from --seq-len, as C is, not from this batch's padded N: an example's
     // clusters then do not depend on the lengths of its batch-mates.
-    int64_t w = std::min(N, window_ > 0 ? window_ : (cfg_.max_len + C - 1) / C);
+    int64_t w = r.w = std::min(N, window_ > 0 ? window_ : (cfg_.max_len + C - 1) / C);
 
-    auto h = proj_->project(x);  // q, k, v [B,H,N,d]
-    std::vector<uint8_t> pad(size_t(B * N), 0);
+    r.h = proj_->project(x);  // q, k, v [B,H,N,d]
+    r.pad.assign(size_t(B * N), 0);
     if (key_pad.defined())
-      for (int64_t i = 0; i < B * N; ++i) pad[size_t(i)] = key_pad.data()[i] != 0;
+      for (int64_t i = 0; i < B * N; ++i) r.pad[size_t(i)] = key_pad.data()[i] != 0;
 
     // Routing on unit vectors, no gradient.
-    Tensor qn, kn;
     {
       NoGradGuard ng;
-      qn = unit_normalize(h.q.detach());
-      kn = unit_normalize(h.k.detach());
+      r.qn = unit_normalize(r.h.q.detach());
+      r.kn = unit_normalize(r.h.k.detach());
     }
     if (is_training() && initialized_.data()[0] == 0) {
-      Tensor both = concat({qn, kn}, 2);  // [B,H,2N,d]
-      kmeans_init(centroids_, both, skip_flags(pad, B, N), global_rng());
+      Tensor both = concat({r.qn, r.kn}, 2);  // [B,H,2N,d]
+      kmeans_init(centroids_, both, skip_flags(r.pad, B, N), global_rng());
       initialized_.data()[0] = 1;
     }
 
-    Chunks ch;
-    ch.q_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
-    ch.k_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
-    ch.k_out.resize(size_t(G * N));
-    std::vector<float> inv_count(size_t(G * N));
+    r.q_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
+    r.k_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
+    r.inv_count.resize(size_t(G * N));
 #pragma omp parallel if (G > 1 && G * N * C * d > (1 << 16))
     {
       std::vector<float> sim(size_t(C * N));  // [C,N]: centroid c's similarity to every row
@@ -231,12 +261,12 @@ class RoutingAttention : public Attention {
       for (int64_t g = 0; g < G; ++g) {
         int64_t b = g / H;
         const float* mu = centroids_.data() + (g % H) * C * d;
-        const uint8_t* padded = pad.data() + b * N;
+        const uint8_t* padded = r.pad.data() + b * N;
         std::fill(count.begin(), count.end(), 0);
         for (int which = 0; which < 2; ++which) {  // queries, then keys
-          const float* rows = (which == 0 ? qn : kn).data() + g * N * d;
+          const float* rows = (which == 0 ? r.qn : r.kn).data() + g * N * d;
           sgemm(false, true, C, N, d, 1.0f, mu, d, rows, d, 0.0f, sim.data(), N);
-          IntTensor& out = which == 0 ? ch.q_rows : ch.k_rows;
+          IntTensor& out = which == 0 ? r.q_rows : r.k_rows;
           for (int64_t c = 0; c < C; ++c) {
             // The w rows most similar to centroid c; padding ranks last, ties by position.
             const float* score = sim.data() + c * N;
@@ -252,22 +282,33 @@ class RoutingAttention : public Attention {
               for (int64_t i = 0; i < w; ++i) count[size_t(dst[i])]++;
           }
         }
-        for (int64_t n = 0; n < N; ++n) {
-          ch.k_out[size_t(g * N + n)] = padded[n];
-          inv_count[size_t(g * N + n)] = count[size_t(n)] ? 1.0f / float(count[size_t(n)]) : 0.0f;
-        }
+        for (int64_t n = 0; n < N; ++n)
+          r.inv_count[size_t(g * N + n)] = count[size_t(n)] ? 1.0f / float(count[size_t(n)]) : 0.0f;
       }
     }
+    return r;
+  }
 
-    int64_t dv = d;
-    Tensor qf = reshape(h.q, {G, N, d}), kf = reshape(h.k, {G, N, d}), vf = reshape(h.v, {G, N, dv});
+  // After a training forward: the centroids move toward their members (EMA).
+  void update_centroids(const Routed& r) {
+    if (is_training()) kmeans_ema_update(centroids_, concat({r.qn, r.kn}, 2), skip_flags(r.pad, r.B, r.N), decay_);
+  }
+
+  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+    Routed r = route(x, key_pad);
+    int64_t G = r.G, N = r.N, d = r.d;
+    Chunks ch;
+    ch.q_rows = r.q_rows, ch.k_rows = r.k_rows;
+    ch.k_out.resize(size_t(G * N));
+    for (int64_t g = 0; g < G; ++g)
+      for (int64_t n = 0; n < N; ++n) ch.k_out[size_t(g * N + n)] = r.pad[size_t((g / r.H) * N + n)];
+    Tensor qf = reshape(r.h.q, {G, N, d}), kf = reshape(r.h.k, {G, N, d}), vf = reshape(r.h.v, {G, N, d});
     std::vector<float>* weights = tr ? &tr->weights : nullptr;
     ChunkResult res = chunk_attention(qf, kf, vf, ch, 1.0f / std::sqrt(float(d)), cfg_.dropout, is_training(), weights);
-    Tensor o = mul(res.out, Tensor::from({G, N, 1}, inv_count));  // average over the clusters a query joined
-
-    if (is_training()) kmeans_ema_update(centroids_, concat({qn, kn}, 2), skip_flags(pad, B, N), decay_);
-    if (tr) tr->ch = std::move(ch), tr->inv_count = std::move(inv_count);
-    return proj_->output(reshape(o, {B, H, N, d}));
+    Tensor o = mul(res.out, Tensor::from({G, N, 1}, r.inv_count));  // average over the clusters a query joined
+    update_centroids(r);
+    if (tr) tr->ch = std::move(ch), tr->inv_count = std::move(r.inv_count);
+    return proj_->output(reshape(o, {r.B, r.H, N, d}));
   }
 
   // Padding flags for the rows of concat(q, k) along positions: [B, 2N].

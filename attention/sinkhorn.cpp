@@ -132,6 +132,28 @@ class SinkhornAttention : public Attention {
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
 
+  // The reference form: the sorting network's P mixes whole blocks of keys and values; each query block
+  // attends to [its sorted block || its own block] (SortCut: [the first n sorted blocks || its own]).
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    Sorted st = sort_blocks(x, key_pad);  // q, k, v [B,H,Np,d] in nb blocks of b; P [B,H,nb,nb]
+    int64_t B = st.B, H = st.H, b = st.b, nb = st.nb, d = st.d;
+    int64_t nS = sortcut_ > 0 ? std::min(sortcut_, nb) : nb, sorted_len = sortcut_ > 0 ? nS * b : b, ck = sorted_len + b;
+    Tensor P = nS < nb ? narrow(st.P, 2, 0, nS) : st.P;                          // [B,H,nS,nb]
+    auto blocks = [&](const Tensor& t) { return reshape(t, {B, H, nb, b * d}); };  // block j as one row
+    Tensor ks = reshape(matmul(P, blocks(st.k * st.valid)), {B, H, nS, b, d});    // sorted block s = sum_j P_sj K_j
+    Tensor vs = reshape(matmul(P, blocks(st.v * st.valid)), {B, H, nS, b, d});    // (padding zeroed first)
+    auto keys = [&](const Tensor& sorted, const Tensor& own) {  // [B,H,nb,ck,d] for every query block
+      Tensor s = sortcut_ > 0 ? add(Tensor::zeros({B, H, nb, sorted_len, d}), reshape(sorted, {B, H, 1, sorted_len, d}))
+                              : sorted;                                           // block i's own sorted block
+      return concat({s, reshape(own, {B, H, nb, b, d})}, 3);
+    };
+    Tensor q = reshape(st.q, {B, H, nb, b, d}), k = keys(ks, st.k), v = keys(vs, st.v);
+    Tensor s = matmul(q, k, false, true) * (1.0f / std::sqrt(float(d)));         // [B,H,nb,b,ck]
+    Tensor p = softmax(s, excluded_slots(st, P, ck, sorted_len), true);
+    Tensor o = matmul(dropout(p, cfg_.dropout, is_training()), v);                 // [B,H,nb,b,d]
+    return proj_->output(narrow(reshape(o, {B, H, st.Np, d}), 2, 0, st.N));
+  }
+
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;
     Trace tr;
@@ -195,7 +217,16 @@ class SinkhornAttention : public Attention {
     std::vector<float> weights;
   };
 
-  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+  // What both forms start from: q, k, v padded to whole blocks, the padding, and the soft permutation P.
+  struct Sorted {
+    int64_t B, N, H, d, b, nb, Np;
+    Tensor q, k, v;      // [B,H,Np,d]
+    Tensor kp, valid;    // [B,Np] 1 at padding; [B,1,Np,1] 1 at real tokens
+    bool any_pad = false;
+    Tensor P;            // [B,H,nb,nb]
+  };
+
+  Sorted sort_blocks(const Tensor& x, const Tensor& key_pad) {
     if (x.dim() != 3 || x.size(2) != cfg_.dim)
       fail("sinkhorn: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
     int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim();
@@ -204,6 +235,8 @@ class SinkhornAttention : public Attention {
       fail("sinkhorn: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
            std::to_string(N) + "]");
     int64_t nb = (N + b - 1) / b, Np = nb * b;
+    Sorted st;
+    st.B = B, st.N = N, st.H = H, st.d = d, st.b = b, st.nb = nb, st.Np = Np;
 
     auto h = proj_->project(x);
     Tensor q = pad_positions(h.q, Np), k = pad_positions(h.k, Np), v = pad_positions(h.v, Np);  // [B,H,Np,d]
@@ -236,13 +269,41 @@ class SinkhornAttention : public Attention {
     Tensor R = mul_scalar(matmul(sort_->forward(pool(q)), pool(k), false, true), 1.0f / std::sqrt(float(d)));
     if (is_training()) R = add(R, gumbel({B, H, nb, nb}));
     Tensor logP = log_sinkhorn(mul_scalar(R, 1.0f / temperature_), iters_, any_empty ? out_mask : Tensor());
-    Tensor P = exp(logP);  // [B,H,nb,nb], doubly stochastic over the non-empty blocks
-    if (tr) tr->block = b;
-    if (tr) tr->P = sortcut_ > 0 ? narrow(P, 2, 0, std::min(sortcut_, nb)) : P;
+    st.P = exp(logP);  // [B,H,nb,nb], doubly stochastic over the non-empty blocks
+    st.q = q, st.k = k, st.v = v, st.kp = kp, st.valid = valid, st.any_pad = any_pad;
+    return st;
+  }
 
-    Tensor o = sorted_block_attention(q, k, v, P, any_pad ? kp : Tensor(), b, sortcut_, 1.0f / std::sqrt(float(d)),
-                                      cfg_.dropout, is_training(), tr ? &tr->weights : nullptr);
-    return proj_->output(narrow(o, 2, 0, N));
+  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
+    Sorted st = sort_blocks(x, key_pad);
+    int64_t b = st.b, nb = st.nb;
+    if (tr) tr->block = b;
+    if (tr) tr->P = sortcut_ > 0 ? narrow(st.P, 2, 0, std::min(sortcut_, nb)) : st.P;
+    Tensor o = sorted_block_attention(st.q, st.k, st.v, st.P, st.any_pad ? st.kp : Tensor(), b, sortcut_,
+                                      1.0f / std::sqrt(float(st.d)), cfg_.dropout, is_training(),
+                                      tr ? &tr->weights : nullptr);
+    return proj_->output(narrow(o, 2, 0, st.N));
+  }
+
+  // Which keys of each query block are excluded, [B,H,nb,1,ck] (undefined without padding): padded
+  // tokens of its own block, and sorted slots (s, t) most of whose P-mass sum_j P_sj comes from padding.
+  Tensor excluded_slots(const Sorted& st, const Tensor& P, int64_t ck, int64_t sorted_len) const {
+    if (!st.any_pad) return Tensor();
+    int64_t B = st.B, H = st.H, b = st.b, nb = st.nb, nS = P.size(2);
+    Tensor mass;
+    {
+      NoGradGuard ng;
+      mass = matmul(P, add(Tensor::zeros({B, H, nb, b}), reshape(st.valid, {B, 1, nb, b})));  // [B,H,nS,b]: real mass in each sorted slot
+    }
+    Tensor m = Tensor::empty({B, H, nb, 1, ck});
+    for (int64_t g = 0; g < B * H; ++g)
+      for (int64_t i = 0; i < nb; ++i)
+        for (int64_t j = 0; j < ck; ++j) {
+          float& e = m.data()[(g * nb + i) * ck + j];
+          if (j >= sorted_len) e = st.kp.data()[(g / H) * st.Np + i * b + j - sorted_len];  // own block
+          else e = mass.data()[(g * nS + (sortcut_ > 0 ? j / b : i)) * b + j % b] < 0.5f;  // sorted slot
+        }
+    return m;
   }
 
   // Gumbel(0,1) noise -log(-log u) from the seeded source; no gradient.

@@ -13,6 +13,7 @@
 // layers or heads; here that pairing is the `longformer` variant's head split,
 // and this variant is the dilated half on its own, with the distance bounded
 // by w so the cost stays linear (the paper's unbounded version costs N*N/s).
+#include <cstdlib>
 #include <map>
 
 #include "attention/kernels/blocksparse.h"
@@ -25,7 +26,18 @@ class StridedAttention : public BlockSparseAttention {
  public:
   explicit StridedAttention(const AttentionConfig& c) : BlockSparseAttention(c) {}
 
- // Generation: only the keys the causal window reads are kept (decode.h).
+  // The reference form: the dilated window as a rule over all N x N entries, then softmax attention.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t w = knob_int("window"), s = knob_int("stride");
+    bool causal = cfg_.causal;
+    Tensor band = mask_from_rule(x.size(1), [&](int64_t i, int64_t j) {  // query i sees key j = i + k s when
+      int64_t k = (j - i) / s;
+      return (j - i) % s == 0 && std::abs(k) <= w && !(causal && k > 0);  // |k| <= w (causal: k <= 0)
+    });
+    return masked_attention(*proj_, x, band, key_pad, cfg_.dropout, is_training());
+  }
+
+  // Generation: only the keys the causal window reads are kept (decode.h).
   std::unique_ptr<DecodeState> decoder() override {
     return kv_cache_state(proj_, cfg_.heads, knob_int("window"), knob_int("stride"));
   }

@@ -19,7 +19,7 @@
 #include <cmath>
 #include <utility>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/decode/decode.h"
 #include "attention/kernels/kernel_util.h"
 
@@ -58,6 +58,25 @@ class Synthesizer : public Attention {
       o = softmax_attention(a, b, v, key_pad, 1.0f, cfg_.dropout, is_training(), cfg_.causal);
     }
     return out_->forward(merge_heads(o));
+  }
+
+  // The reference form: the synthetic logits of the mode, then softmax(logits | padding, causal) V.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads;
+    check_length(N);
+    Tensor v = split_heads(value_->forward(x), H);                   // [B,H,N,d]
+    Tensor logits;                                                   // [B or 1,H,N,N]
+    if (mode_ == 0) {       // dense: token i's own MLP gives its row, W2^T relu(W1 x_i + b1) + b2
+      Tensor hid = split_heads(relu(dense1_->forward(x)), H);        // [B,H,N,d]
+      logits = matmul(hid, first(w2_, 1, N)) + first(b2_, 0, N);     // [B,H,N,N]
+    } else if (mode_ == 1) {  // random: a learned matrix R, the same for every input
+      logits = reshape(random_logits(N), {1, H, N, N});
+    } else {                  // factorised random: R1 R2^T
+      logits = reshape(matmul(first(r1_, 1, N), first(r2_, 1, N), false, true), {1, H, N, N});
+    }
+    logits = add(Tensor::zeros({B, H, N, N}), logits);               // one copy per example (padding differs)
+    Tensor p = softmax(logits, mask(N, key_pad), true);              // [B,H,N,N]
+    return out_->forward(merge_heads(matmul(dropout(p, cfg_.dropout, is_training()), v)));
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {

@@ -26,6 +26,10 @@
 //    padded example's outputs equal those of the unpadded sequence.
 //    own_length 0 transforms the whole padded length, as HF does; it is
 //    consistent only with fixed-length padding (as the FNet paper trains).
+#include <cmath>
+#include <utility>
+#include <vector>
+
 #include "attention/attention.h"
 #include "mlp_mixer/fft_op.h"
 
@@ -43,8 +47,48 @@ class FNet : public Attention {
     return fourier_real(x, key_pad, knob_int("own_length") != 0, knob_int("ortho") != 0);
   }
 
+  // The reference form: the DFT as matrix products, y = s Re(F_n X F_D) = s (C_n X C_D - S_n X S_D),
+  // with F_k = C_k - i S_k, C_k[j,l] = cos(2 pi j l / k), S_k[j,l] = sin(2 pi j l / k).  Example by example:
+  // X is its rows with padding zeroed, n its own length (own_length) or N; rows past n give 0.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t B = x.size(0), N = x.size(1), D = cfg_.dim;
+    bool own = knob_int("own_length") != 0, ortho = knob_int("ortho") != 0;
+    std::vector<Tensor> out;
+    for (int64_t b = 0; b < B; ++b) {
+      Tensor X = narrow(x, 0, b, 1);                                   // [1,N,D]
+      int64_t n = N;
+      if (key_pad.defined()) {
+        Tensor keep = Tensor::empty({1, N, 1});
+        for (int64_t i = 0; i < N; ++i) keep.data()[i] = key_pad.data()[b * N + i] != 0 ? 0.0f : 1.0f;
+        X = X * keep;                                                  // padded rows contribute nothing
+        if (own) while (n > 0 && keep.data()[n - 1] == 0) --n;         // one past the last real row
+      }
+      if (n == 0) { out.push_back(Tensor::zeros({1, N, D})); continue; }
+      Tensor Xn = reshape(narrow(X, 1, 0, n), {n, D});
+      auto [Cn, Sn] = dft(n);
+      auto [CD, SD] = dft(D);
+      Tensor y = matmul(matmul(Cn, Xn), CD) - matmul(matmul(Sn, Xn), SD);  // Re(F_n X F_D) [n,D]
+      if (ortho) y = y * float(1.0 / std::sqrt(double(n) * double(D)));  // the unitary DFT
+      if (n < N) y = concat({y, Tensor::zeros({N - n, D})}, 0);
+      out.push_back(reshape(y, {1, N, D}));
+    }
+    return concat(out, 0);
+  }
+
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing
     return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "Fourier mixing");
+  }
+
+ private:
+  // The k-point DFT's real and imaginary parts (up to sign): C[j,l] = cos(2 pi j l / k), S[j,l] = sin(..).
+  static std::pair<Tensor, Tensor> dft(int64_t k) {
+    Tensor C = Tensor::empty({k, k}), S = Tensor::empty({k, k});
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t l = 0; l < k; ++l) {
+        double a = 2.0 * M_PI * double((j * l) % k) / double(k);  // j l mod k keeps the angle small
+        C.data()[j * k + l] = float(std::cos(a)), S.data()[j * k + l] = float(std::sin(a));
+      }
+    return {C, S};
   }
 };
 

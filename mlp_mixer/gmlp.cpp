@@ -16,7 +16,7 @@
 // x + gmlp(LN(x)) and skips its FFN.  Lengths: W_s and b are sized for
 // --seq-len (max_len) and their leading N x N / N part is used.  Padding:
 // padded rows of LN(Z2) are zeroed, i.e. the padded columns of W_s are not used.
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/decode/decode.h"
 
 namespace az {
@@ -50,6 +50,18 @@ class GMlp : public Attention {
     Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
     Tensor gate = add(matmul(spatial(N), z2), b);        // W_s Z2 + b [B,N,h]
     return out_->forward(mul(z1, gate));
+  }
+
+  // The reference form: the spatial gating unit with its layer norm written out.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = check_input(x);
+    Tensor z1 = gelu(u_->forward(x)), z2 = gelu(v_->forward(x));      // Z = gelu(X U), two halves [B,N,h]
+    Tensor centred = z2 - mean(z2, 2, true);                          // LN(Z2) over the h channels
+    Tensor normed = centred / sqrt(mean(centred * centred, 2, true) + norm_->eps_) * norm_->gamma + norm_->beta;
+    if (key_pad.defined()) normed = normed * keep_rows(key_pad);     // padded positions mix nothing in
+    Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
+    Tensor gate = matmul(spatial(N), normed) + b;                     // W_s LN(Z2) + b  [B,N,h]
+    return out_->forward(z1 * gate);                                  // (Z1 * gate) V
   }
 
   // The learned position-mixing matrix W_s [1,N,N] for x [1,N,D]: zero above

@@ -29,7 +29,7 @@
 // i depends only on positions <= i.  Cost O(N^2 D) per example, like gMLP's;
 // --token_hidden must then be 0 (= --seq-len).  Decoding re-runs the prefix.
 #include "attention/attention.h"
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "mlp_mixer/token_mlp.h"
 
 namespace az {
@@ -52,22 +52,20 @@ class MlpMixer : public Attention {
     b2_ = register_parameter("token_fc2.bias", Tensor::zeros({c.max_len}), false);      // [max_len]
   }
 
-  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
+  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.  The fast form: one fused op
+  // (token_mlp.h: each example's products, bias adds and GELU back to back, in cache).
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    int64_t N = check_input(x);
-    Tensor xin = key_pad.defined() ? mul(x, keep_rows(key_pad)) : x;  // padded rows -> 0
-    Tensor w1 = rows(w1_, N), w2 = rows(w2_, N), b1 = b1_;            // [N, D_S]
-    Tensor b2 = rows(b2_, N);
-    if (cfg_.causal) {  // hidden units 0..N-1 only (the later ones reach no output), both maps triangular
-      if (N < ds_) w1 = narrow(w1, 1, 0, N), w2 = narrow(w2, 1, 0, N), b1 = narrow(b1, 0, 0, N);
-      Tensor later = causal_mask(N);                       // [N,N]: 1 where column > row
-      w1 = masked_fill(w1, transpose(later, 0, 1), 0.0f);  // W1[j,h] = 0 for j > h
-      w2 = masked_fill(w2, later, 0.0f);                   // W2[i,h] = 0 for h > i
-    }
-    // W2 gelu(W1^T X + b1) + b2 [B,N,D], H = gelu(..) [B,D_S,D] holding hidden units across
-    // positions, per channel: one fused op (token_mlp.h; the composition it equals is the
-    // reference in tests/test_mlp_mixer.cpp).
-    return token_mlp(xin, w1, b1, w2, b2);
+    Weights w = weights(check_input(x));
+    return token_mlp(padding_zeroed(x, key_pad), w.w1, w.b1, w.w2, w.b2);
+  }
+
+  // The reference form: Y = W2 gelu(W1^T X + b1) + b2 for each example's X [N,D], hidden units
+  // across positions, per channel.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    Weights w = weights(check_input(x));
+    Tensor X = padding_zeroed(x, key_pad);                                        // [B,N,D]
+    Tensor hidden = gelu(matmul(w.w1, X, true) + reshape(w.b1, {w.b1.size(0), 1}));  // [B,D_S,D]
+    return matmul(w.w2, hidden) + reshape(w.b2, {w.b2.size(0), 1});                // [B,N,D]
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing
@@ -75,6 +73,23 @@ class MlpMixer : public Attention {
   }
 
  private:
+  // The token-mixing weights for N positions: W1, W2 [N, D_S], b1 [D_S], b2 [N].
+  struct Weights {
+    Tensor w1, b1, w2, b2;
+  };
+  Weights weights(int64_t N) const {
+    Weights w{rows(w1_, N), b1_, rows(w2_, N), rows(b2_, N)};
+    if (cfg_.causal) {  // hidden units 0..N-1 only (the later ones reach no output), both maps triangular
+      if (N < ds_) w.w1 = narrow(w.w1, 1, 0, N), w.w2 = narrow(w.w2, 1, 0, N), w.b1 = narrow(w.b1, 0, 0, N);
+      Tensor later = causal_mask(N);                           // [N,N]: 1 where column > row
+      w.w1 = masked_fill(w.w1, transpose(later, 0, 1), 0.0f);  // W1[j,h] = 0 for j > h
+      w.w2 = masked_fill(w.w2, later, 0.0f);                   // W2[i,h] = 0 for h > i
+    }
+    return w;
+  }
+  static Tensor padding_zeroed(const Tensor& x, const Tensor& key_pad) {  // padded rows -> 0
+    return key_pad.defined() ? mul(x, keep_rows(key_pad)) : x;
+  }
   int64_t check_input(const Tensor& x) const {
     if (x.dim() != 3 || x.size(2) != cfg_.dim)
       fail("mixer: input must be [B,N," + std::to_string(cfg_.dim) + "], got " + shape_str(x.shape()));

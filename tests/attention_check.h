@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "autograd/gradcheck.h"
 
 namespace az::testing {
@@ -32,7 +32,7 @@ inline Tensor padding(int64_t N, const std::vector<int64_t>& lens) {
   return m;
 }
 
-// dense_reference (attention/kernels/common.h) is the plain composed reference
+// dense_reference (attention/common.h) is the plain composed reference
 // each variant's fast path is compared with.
 
 inline void check_close(const Tensor& a, const Tensor& b, double tol, const std::string& what) {

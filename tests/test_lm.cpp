@@ -13,7 +13,7 @@
 #include <set>
 #include <sys/wait.h>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "data/lm/lm_corpus.h"
 #include "data/lm/ngram.h"
 #include "train/cli/commands.h"
@@ -44,6 +44,7 @@ class RerunAttention : public Attention {
     Tensor mask = reshape(causal_mask(N), {1, 1, N, N});
     return proj_->output(dense_attention(h.q, h.k, h.v, mask, 1.0f / std::sqrt(float(cfg_.head_dim()))));
   }
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override { return forward(x, key_pad); }
 
  private:
   std::shared_ptr<QKVProjection> proj_;

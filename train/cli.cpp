@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "attention/attention.h"
 #include "autograd/tensor.h"
 
 namespace az {
@@ -57,6 +58,8 @@ std::string Flags::str(const std::string& name, const std::string& def) const {
   auto it = values_.find(name);
   return it == values_.end() ? def : it->second;
 }
+
+void Flags::apply_impl() const { attention_impl() = parse_impl(str("impl", "fast")); }
 
 double Flags::number(const std::string& name, double def) const {
   auto it = values_.find(name);

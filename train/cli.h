@@ -25,6 +25,10 @@ class Flags {
   // Pre-scan for one flag's value (e.g. --model before the knobs are known).
   static std::string peek(const std::vector<std::string>& args, const std::string& name, const std::string& def);
 
+  // --impl fast|reference (train, eval, bench, predict, generate): sets attention_impl()
+  // (attention/attention.h) for the whole process; refused in one line when it is neither.
+  void apply_impl() const;
+
  private:
   std::string command_;
   std::map<std::string, std::string> values_;

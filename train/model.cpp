@@ -199,7 +199,7 @@ Tensor Block::mixer_input(const Tensor& x) const {
 }
 
 Tensor Block::forward(const Tensor& x, const Tensor& key_pad) {
-  Tensor h = add(x, drop->forward(mixer->forward(mixer_input(x), key_pad)));
+  Tensor h = add(x, drop->forward((*mixer)(mixer_input(x), key_pad)));
   if (ffn) h = add(h, drop->forward(ffn->forward(ln2->forward(h))));
   return h;
 }

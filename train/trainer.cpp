@@ -188,11 +188,11 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     int64_t steps = tc_.steps;
     tc_ = TrainConfig::from_map(ck.train_config);
     for (auto& [name, value] : ro_.given) {
-      if (name == "resume" || name == "steps" || name == "stop-after" || name == "quiet" ||
+      if (name == "resume" || name == "steps" || name == "stop-after" || name == "quiet" || name == "impl" ||
           (name == "out" && value == tc_.out))
         continue;
       fail("--" + name + " cannot change on --resume: the run's configuration comes from " + ro_.resume +
-           " (only --steps, --stop-after and --quiet may be given" + (name == "out" ? "; its directory is " + tc_.out : "") + ")");
+           " (only --steps, --stop-after, --quiet and --impl may be given" + (name == "out" ? "; its directory is " + tc_.out : "") + ")");
     }
     if (steps > tc_.steps && tc_.schedule == "cosine" && ck.step > 0) {  // extended: the rate goes on from where it was
       Schedule old;

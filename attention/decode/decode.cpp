@@ -156,6 +156,7 @@ std::unique_ptr<DecodeState> recurrent_state(std::shared_ptr<QKVProjection> proj
 
 std::unique_ptr<DecodeState> make_decode_state(Attention& a) {
   if (!a.config().causal) fail("decode: the layer is not causal (incremental decoding needs --causal)");
+  if (attention_impl() == Impl::reference) return nullptr;  // the reference form keeps no state: re-run the prefix
   return a.decoder();
 }
 

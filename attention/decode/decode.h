@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "attention/attention.h"
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 #include "attention/kernels/kernel_util.h"
 
 namespace az {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 
 namespace az {
 

@@ -15,7 +15,7 @@
 #pragma once
 #include <vector>
 
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 
 namespace az {
 

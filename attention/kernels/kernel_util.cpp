@@ -589,13 +589,6 @@ Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng) {
   return w;
 }
 
-Tensor key_keep(const Tensor& key_pad) {
-  if (key_pad.dim() != 2) fail("key padding mask must be [B,N], got " + shp(key_pad));
-  Tensor k = Tensor::empty({key_pad.size(0), 1, key_pad.size(1), 1});
-  for (int64_t i = 0; i < key_pad.numel(); ++i) k.data()[i] = key_pad.data()[i] != 0 ? 0.0f : 1.0f;
-  return k;
-}
-
 bool redraw_due(const Tensor& counter, int64_t interval, bool training) {
   if (!training || interval <= 0 || !grad_enabled()) return false;
   float& calls = counter.data()[0];  // training calls since the last draw

@@ -13,16 +13,11 @@
 // over j <= i (Katharopoulos et al. 2020; idiap/fast-transformers causal_product).
 #pragma once
 #include "attention/attention.h"
-#include "attention/kernels/common.h"
+#include "attention/common.h"
 
 namespace az {
 
-// How the row normaliser den_i = sum_j A_ij is protected: den + eps (linear:
-// A >= 0, eps = 1e-6 as fast-transformers), or max(den, eps) (RFA: sin/cos
-// features can give den <= 0, and the RFA code clamps it; Performer: eps =
-// FLT_MIN, which no real denominator falls below, so the ratio is exact and only
-// 0/0, a row whose keys are all padding, is guarded: it gives 0).
-enum class KernelNorm { add_eps, clamp };
+// KernelNorm (how the row normaliser is protected) and key_keep are in attention/common.h.
 
 // phi_q, phi_k [..,N,m], v [..,N,d] (equal leading dims) -> [..,N,d], the
 // formula above, fused with a hand-written backward.  Causal uses chunks of
@@ -81,8 +76,6 @@ Tensor l2_normalize(const Tensor& x, float eps = 1e-3f);
 // Gaussian block) and row norms drawn from chi(d), as FAVOR+ draws it.
 Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng);
 
-// [B,N] key_pad -> [B,1,N,1] with 1 at real tokens (multiplies [B,H,N,d]).
-Tensor key_keep(const Tensor& key_pad);
 
 // Counts training forward calls in `counter` (a 1-element buffer, so a resumed
 // run keeps the schedule) and says when random features are due for a redraw:

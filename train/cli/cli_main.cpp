@@ -135,6 +135,9 @@ std::string train_help() {
       "  --force                            replace the run already in --out (refused otherwise: it names --resume)\n"
       "  Ctrl-C or SIGTERM finishes the step, saves last.ckpt, prints the resume command and exits 130/143\n"
       "  --quiet --profile --detect-anomaly no progress line; time per op; name the op whose backward made a NaN\n"
+      "  --impl fast|reference              the model's fast form (fused kernels) or its reference form (the\n"
+      "                                     plain composed ops in its own file): one function, tested equal\n"
+      "                                     (default fast; the reference is for reading and checking, and slower)\n"
       "  threads: OMP_NUM_THREADS=T in the environment (default: every core); on a machine other jobs share,\n"
       "                                     try 1: every parallel op waits for its slowest thread\n"
       "model flags (and each model's own settings: `attnzoo models`):\n";
@@ -190,7 +193,7 @@ namespace {
 int cmd_train(const std::vector<std::string>& given_args) {
   if (wants_help(given_args)) return std::printf("%s", train_help().c_str()), 0;
   std::vector<std::string> args = given_args;
-  std::set<std::string> valued = {"resume", "stop-after"};
+  std::set<std::string> valued = {"resume", "stop-after", "impl"};
   for (auto& row : train_flags()) valued.insert(row.flag);
   for (auto& f : model_flag_names()) valued.insert(f);
   std::string model = Flags::peek(args, "model", "full");
@@ -224,6 +227,7 @@ int cmd_train(const std::vector<std::string>& given_args) {
   ro.protect_run_dir = true;
   ro.force = f.on("force");
   Anomaly::enabled = f.on("detect-anomaly");
+  f.apply_impl();
   for (auto& [name, value] : f.values()) ro.given[name] = value;  // --resume refuses those it would ignore
   if (!ro.resume.empty() && !f.has("steps")) tc.steps = 0;  // keep the checkpoint's
   if (ro.resume.empty() && !f.has("steps")) tc.steps = default_steps(tc);
@@ -254,9 +258,11 @@ int cmd_train(const std::vector<std::string>& given_args) {
 // ---- eval -------------------------------------------------------------------------------
 int cmd_eval(const std::vector<std::string>& args) {
   if (wants_help(args))
-    return std::printf("attnzoo eval --ckpt CKPT [--split test|val|train] [--data PATH]\n"
-                       "  evaluates a checkpoint; model, task and data come from the checkpoint\n"), 0;
-  Flags f("eval", args, {"ckpt", "split", "data"}, {});
+    return std::printf("attnzoo eval --ckpt CKPT [--split test|val|train] [--data PATH] [--impl fast|reference]\n"
+                       "  evaluates a checkpoint; model, task and data come from the checkpoint; --impl: the\n"
+                       "  model's fast form (default) or its reference form, either whichever trained it\n"), 0;
+  Flags f("eval", args, {"ckpt", "split", "data", "impl"}, {});
+  f.apply_impl();
   if (!f.has("ckpt")) fail("eval: --ckpt CKPT is required");
   std::string split = f.str("split", "test");
   EvalResult r = evaluate_checkpoint(f.str("ckpt", ""), split, f.str("data", ""));
@@ -290,18 +296,19 @@ int cmd_data(const std::vector<std::string>& all) {
 int cmd_bench(const std::vector<std::string>& args) {
   if (wants_help(args))
     return std::printf("attnzoo bench --model M --seq-len N --batch B --dim D --heads H --layers L --ffn F --steps S\n"
-                       "              [--warmup W] [--profile] [the model's own settings]\n"
+                       "              [--warmup W] [--profile] [--impl fast|reference] [the model's own settings]\n"
                        "  trains S timed AdamW steps on random tokens (vocabulary 256, 10 classes) and prints one\n"
                        "  JSON line: steps/s, tokens/s, peak memory, matmul GFLOP per step, and mfu against\n"
                        "  the sgemm rate measured in the same run\n"), 0;
   std::set<std::string> valued = model_flag_names();
-  valued.insert({"batch", "steps", "warmup"});
+  valued.insert({"batch", "steps", "warmup", "impl"});
   std::string model = Flags::peek(args, "model", "full");
   std::set<std::string> all = valued, knobs = knob_flags(model);
   all.insert(knobs.begin(), knobs.end());
   all.insert({"profile", "causal"});
   refuse_misplaced(args, all, "", model);
   Flags f("bench", args, valued, {"profile", "causal"}, knobs);
+  f.apply_impl();
   ModelConfig base;
   base.max_len = 1024, base.dim = 128, base.heads = 4, base.layers = 2, base.ffn = 256;
   BenchConfig bc;
@@ -325,6 +332,8 @@ int cmd_bench(const std::vector<std::string>& args) {
 int cmd_models(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::printf("attnzoo models: lists every model with its settings\n"), 0;
   Flags("models", args, {}, {});
+  std::printf("every model has two forms, one function: fast (fused kernels, the default) and reference\n"
+              "(composed ops in the model's own file); choose with --impl fast|reference\n");
   for (auto& name : attention_names()) {
     const AttentionInfo& i = attention_info(name);
     std::printf("%-12s %-15s %s%s\n", name.c_str(), i.family.c_str(), i.summary.c_str(), i.causal_ok ? " [causal]" : "");

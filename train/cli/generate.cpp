@@ -35,9 +35,11 @@ int cmd_generate(const std::vector<std::string>& args) {
                  "  (full, flash; local, strided and longformer keep only their window), the recurrent state (linear,\n"
                  "  performer, rfa), the value cache (synthesizer), the gated half (gmlp); a model without a state\n"
                  "  re-runs the prefix for every byte.  A prompt longer than the model's context\n"
-                 "  is refused; a full context restarts on its last half, with a notice.\n"),
+                 "  is refused; a full context restarts on its last half, with a notice.  --impl reference: the\n"
+                 "  models' reference forms, which keep no state (the prefix is re-run for every byte).\n"),
              0;
-  Flags f("generate", args, {"ckpt", "prompt", "tokens", "temperature", "top-k", "top-p", "seed"}, {});
+  Flags f("generate", args, {"ckpt", "prompt", "tokens", "temperature", "top-k", "top-p", "seed", "impl"}, {});
+  f.apply_impl();
   if (!f.has("ckpt")) fail("generate: --ckpt CKPT is required");
   if (!f.has("prompt")) fail("generate: --prompt TEXT is required (the bytes the model continues)");
   std::string prompt = f.str("prompt", "");

@@ -23,7 +23,7 @@ namespace az {
 int cmd_predict(const std::vector<std::string>& args) {
   for (auto& a : args)
     if (a == "--help" || a == "-h")
-      return std::printf("attnzoo predict --ckpt CKPT [--top K] [--json] INPUT ...\n"
+      return std::printf("attnzoo predict --ckpt CKPT [--top K] [--json] [--impl fast|reference] INPUT ...\n"
                          "  the model's top K classes (default 3) with probabilities for each input: image files,\n"
                          "  text files or texts, ListOps expressions, pairs of documents (A1 B1 A2 B2 ...), as the\n"
                          "  checkpoint's task reads them; without inputs, one input per line of standard input\n"),
@@ -32,11 +32,13 @@ int cmd_predict(const std::vector<std::string>& args) {
   std::vector<std::string> flags, inputs;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--json") flags.push_back(args[i]);
-    else if ((args[i] == "--ckpt" || args[i] == "--top") && i + 1 < args.size()) flags.push_back(args[i]), flags.push_back(args[++i]);
+    else if ((args[i] == "--ckpt" || args[i] == "--top" || args[i] == "--impl") && i + 1 < args.size())
+      flags.push_back(args[i]), flags.push_back(args[++i]);
     else if (args[i].rfind("--", 0) == 0) flags.push_back(args[i]);
     else inputs.push_back(args[i]);
   }
-  Flags f("predict", flags, {"ckpt", "top"}, {"json"});
+  Flags f("predict", flags, {"ckpt", "top", "impl"}, {"json"});
+  f.apply_impl();
   if (!f.has("ckpt")) fail("predict: --ckpt CKPT is required");
   int64_t top = f.integer("top", 3);
   if (top < 1) fail("predict: --top must be positive, got " + std::to_string(top));
