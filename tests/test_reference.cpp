@@ -160,18 +160,27 @@ TEST_CASE("--impl picks the form a model runs, process-wide; bad names are refus
   CHECK_THROWS_WITH_AS(parse_impl("slow"), "--impl 'slow' is not a form (expected fast or reference)", Error);
 }
 
-TEST_CASE("flash's reference with attention dropout takes full attention's mask, as flash does") {
+TEST_CASE("with attention dropout, the forms drop the same weights where their kernels number them as dropout() does") {
+  // full, flash (full's [B,H,N,N] mask), linformer, compressed, synthesizer (softmax_attention's [B,H,N,M]),
+  // reformer, routing and sinkhorn (the chunks' [G,C,rows,keys]).  The fixed patterns' kernel numbers only
+  // the entries it computes, so there each form draws its own mask at the same rate.
+  const std::vector<std::pair<std::string, Knobs>> models = {
+      {"full", {}}, {"flash", {{"block_k", 8}}}, {"linformer", {{"proj_k", 8}}}, {"compressed", {{"compress", 3}}},
+      {"synthesizer", {}}, {"reformer", {{"bucket_size", 4}, {"hashes", 2}}}, {"routing", {{"clusters", 3}}},
+      {"sinkhorn", {{"block", 4}}}};
   const Shape2& s = kShapes[0];
-  auto att = build("flash", {{"block_k", 8}}, false, s);
-  AttentionConfig c = att->config();
-  c.dropout = 0.3f;
-  global_rng().seed_with(4);
-  auto drop = make_attention("flash", c);
-  drop->train(true);
-  Tensor x = random_input(2, s.N, s.D, 9);
-  Tensor pad = padding(s.N, s.lens);
-  Snapshot snap(*drop);
-  check_same_function(
-      *drop, [&](const Tensor& in) { snap.restore(*drop); return drop->forward(in, pad); },
-      [&](const Tensor& in) { snap.restore(*drop); return drop->reference(in, pad); }, x, pad, 2e-4);
+  for (auto& [name, knobs] : models) {
+    INFO(name);
+    AttentionConfig c = build(name, knobs, false, s)->config();
+    c.dropout = 0.3f;
+    global_rng().seed_with(4);
+    auto drop = make_attention(name, c);
+    drop->train(true);
+    Tensor x = random_input(2, s.N, s.D, 9);
+    Tensor pad = padding(s.N, s.lens);
+    Snapshot snap(*drop);
+    check_same_function(
+        *drop, [&](const Tensor& in) { snap.restore(*drop); return drop->forward(in, pad); },
+        [&](const Tensor& in) { snap.restore(*drop); return drop->reference(in, pad); }, x, pad, 2e-4);
+  }
 }
