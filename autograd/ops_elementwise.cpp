@@ -252,10 +252,12 @@ Tensor exp(const Tensor& x) {
   Tensor y = Tensor::empty(x.shape());
   vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::exp(x.data() + i, y.data() + i, n); });
   if (needs_grad({&x}))
-    attach(y, "exp", {x}, [x](const Tensor& y) {
-      bool fresh;
-      float *gx = grad_for_write(x, fresh), *g = y.grad_data();
-      vec_map(x.numel(), [&](int64_t i, int64_t n) { vec::softmax_grad(gx + i, y.data() + i, g + i, 0.0f, n, !fresh); });
+    attach(y, "exp", {x}, [x](const Tensor& y) {  // d exp(x) = exp(x) dx: the gradient is g * y
+      float *gx = x.grad_data(), *g = y.grad_data();
+      const float* yv = y.data();
+      int64_t n = x.numel();
+#pragma omp parallel for simd if (n > kParallelMin)
+      for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * yv[i];
     });
   return y;
 }

@@ -87,9 +87,31 @@ void count_matmul_flops(double flops) {
   g_flops += flops;
 }
 
+// The plain case first: C [M,N] = A' B' for 2-D A and B (A' = op(A), B' = op(B)), and its two
+// gradients.  Every batched branch of matmul() below is this formula, once per matrix of the batch
+// (or, where one side is shared, with the batch's rows stacked into one product).
+Tensor matmul_2d(const Tensor& a, const Tensor& b, bool ta, bool tb, const Plan& p) {
+  Tensor c = Tensor::empty({p.M, p.N});
+  gemm(ta, tb, p.M, p.N, p.K, a.data(), b.data(), 0.0f, c.data());  // C = A' B'
+  if (needs_grad({&a, &b}))
+    attach(c, "matmul", {a, b}, [a, b, ta, tb, p](const Tensor& c) {
+      const float *A = a.data(), *B = b.data(), *G = c.grad_data();
+      if (a.requires_grad()) {  // dA' = dC B'^T (A stored transposed: its gradient B' dC^T)
+        if (!ta) gemm(false, !tb, p.M, p.K, p.N, G, B, 1.0f, a.grad_data());
+        else gemm(tb, true, p.K, p.M, p.N, B, G, 1.0f, a.grad_data());
+      }
+      if (b.requires_grad()) {  // dB' = A'^T dC (B stored transposed: its gradient dC^T A')
+        if (!tb) gemm(!ta, false, p.K, p.N, p.M, A, G, 1.0f, b.grad_data());
+        else gemm(true, ta, p.N, p.K, p.M, G, A, 1.0f, b.grad_data());
+      }
+    });
+  return c;
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   OpScope prof("matmul");
   Plan p = plan(a, b, ta, tb);
+  if (!p.a_batched && !p.b_batched) return matmul_2d(a, b, ta, tb, p);
   Tensor c = Tensor::empty(p.out);
   int64_t sA = p.a_batched ? p.M * p.K : 0, sB = p.b_batched ? p.K * p.N : 0, sC = p.M * p.N;
   int64_t work = p.batch * p.M * p.N * p.K;

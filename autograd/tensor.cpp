@@ -8,8 +8,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace az {
@@ -164,24 +162,14 @@ void Tensor::backward() const {
   backward(Tensor::ones(shape()));
 }
 
-static bool all_finite(const float* p, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(p[i])) return false;
-  return true;
-}
+namespace {
 
-void Tensor::backward(const Tensor& grad_output) const {
-  if (grad_output.shape() != shape())
-    fail("backward: gradient shape " + shape_str(grad_output.shape()) + " does not match root shape " +
-         shape_str(shape()));
-  if (!requires_grad()) fail("backward: the root does not require a gradient (no input had requires_grad)");
-  // Iterative post-order DFS: parents before children in `order`.
-  std::vector<TensorImpl*> order;
-  std::vector<Tensor> keep;  // holds every visited tensor alive during the walk
-  std::unordered_set<TensorImpl*> seen;
-  std::vector<std::pair<Tensor, size_t>> stack;
-  stack.push_back({*this, 0});
-  seen.insert(impl());
+// Every tensor the root depends on (through inputs that need a gradient), each after all of its
+// inputs: an iterative post-order walk (graphs get 100k ops deep, too deep to recurse).
+std::vector<Tensor> topological_order(const Tensor& root) {
+  std::vector<Tensor> order;
+  std::unordered_set<TensorImpl*> seen{root.impl()};
+  std::vector<std::pair<Tensor, size_t>> stack{{root, 0}};
   while (!stack.empty()) {
     auto& [t, i] = stack.back();
     Node* n = t.impl()->node.get();
@@ -190,40 +178,60 @@ void Tensor::backward(const Tensor& grad_output) const {
       if (in.requires_grad() && seen.insert(in.impl()).second) stack.push_back({in, 0});
       continue;
     }
-    order.push_back(t.impl());
-    keep.push_back(t);
+    order.push_back(t);
     stack.pop_back();
   }
-  {  // seed: copy into a new gradient (no zeroing pass), add into an existing one
-    const float* go = grad_output.data();
-    int64_t n = numel();
-    if (!impl_->grad) {
-      impl_->grad = std::make_shared<Storage>(size_t(n));
-      float* g = impl_->grad->data;
+  return order;
+}
+
+// The root's gradient: copied into a new buffer (no zeroing pass) or added into an existing one,
+// in threads when it is large.
+void seed_gradient(TensorImpl* root, const Tensor& grad_output) {
+  const float* go = grad_output.data();
+  int64_t n = numel_of(root->shape);
+  bool fresh = !root->grad;
+  if (fresh) root->grad = std::make_shared<Storage>(size_t(n));
+  float* g = root->grad->data;
 #pragma omp parallel for simd if (n > kParallelMin)
-      for (int64_t i = 0; i < n; ++i) g[i] = go[i];
-    } else {
-      float* g = impl_->grad->data;
-#pragma omp parallel for simd if (n > kParallelMin)
-      for (int64_t i = 0; i < n; ++i) g[i] += go[i];
-    }
-  }
-  for (size_t k = keep.size(); k-- > 0;) {
-    Tensor& t = keep[k];
-    std::shared_ptr<Node> n = t.impl()->node;
-    if (!n) continue;  // a leaf: its gradient stays
-    if (t.impl()->grad) {
-      double t0 = Profiler::enabled ? Profiler::now() : 0;
-      n->backward(t);
-      if (Profiler::enabled) Profiler::record(n->name, true, Profiler::now() - t0);
-      if (Anomaly::enabled)
-        for (const Tensor& in : n->inputs)
-          if (in.requires_grad() && in.has_grad() && !all_finite(in.impl()->grad->data, in.numel()))
-            throw AnomalyError(std::string("anomaly: backward of op '") + n->name +
-                               "' produced a non-finite gradient for an input of shape " + shape_str(in.shape()));
-    }
-    t.impl()->grad.reset();  // intermediate gradients are not kept
-    t.impl()->node.reset();  // free the graph as we go
+  for (int64_t i = 0; i < n; ++i) g[i] = fresh ? go[i] : g[i] + go[i];
+}
+
+bool all_finite(const float* p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(p[i])) return false;
+  return true;
+}
+
+// One op's backward, timed under --profile and checked under --detect-anomaly.
+void run_backward(Node& n, const Tensor& out) {
+  double t0 = Profiler::enabled ? Profiler::now() : 0;
+  n.backward(out);
+  if (Profiler::enabled) Profiler::record(n.name, true, Profiler::now() - t0);
+  if (Anomaly::enabled)
+    for (const Tensor& in : n.inputs)
+      if (in.requires_grad() && in.has_grad() && !all_finite(in.impl()->grad->data, in.numel()))
+        throw AnomalyError(std::string("anomaly: backward of op '") + n.name +
+                           "' produced a non-finite gradient for an input of shape " + shape_str(in.shape()));
+}
+
+}  // namespace
+
+// The walk: sort the graph, seed the root's gradient, then run each op's backward from the root
+// back to the leaves, each adding into its inputs' gradients.
+void Tensor::backward(const Tensor& grad_output) const {
+  if (grad_output.shape() != shape())
+    fail("backward: gradient shape " + shape_str(grad_output.shape()) + " does not match root shape " +
+         shape_str(shape()));
+  if (!requires_grad()) fail("backward: the root does not require a gradient (no input had requires_grad)");
+  std::vector<Tensor> order = topological_order(*this);  // inputs before the ops that read them
+  seed_gradient(impl(), grad_output);                      // d root / d root
+  for (size_t k = order.size(); k-- > 0;) {                // from the root back to the leaves
+    TensorImpl* t = order[k].impl();
+    std::shared_ptr<Node> n = t->node;
+    if (!n) continue;                          // a leaf: its gradient stays
+    if (t->grad) run_backward(*n, order[k]);   // adds into the inputs' gradients
+    t->grad.reset();                           // intermediate gradients are not kept
+    t->node.reset();                           // free the graph as we go
   }
 }
 

@@ -14,7 +14,6 @@
 #include "attention/kernels/blocksparse.h"
 #include "attention/kernels/tile.h"
 
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,6 @@
 // P is recomputed from the saved lse instead of stored.
 #include "attention/kernels/cluster_util.h"
 
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>

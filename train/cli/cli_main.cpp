@@ -332,7 +332,7 @@ int cmd_bench(const std::vector<std::string>& args) {
 int cmd_models(const std::vector<std::string>& args) {
   if (wants_help(args)) return std::printf("attnzoo models: lists every model with its settings\n"), 0;
   Flags("models", args, {}, {});
-  std::printf("every model has two forms, one function: fast (fused kernels, the default) and reference\n"
+  std::printf("Every model has two forms, one function: fast (fused kernels, the default) and reference\n"
               "(composed ops in the model's own file); choose with --impl fast|reference\n");
   for (auto& name : attention_names()) {
     const AttentionInfo& i = attention_info(name);

@@ -105,7 +105,7 @@ const char* kFamilies[] = {"dense", "fixed", "learned", "low-rank/kernel", "atte
 const std::vector<int64_t> kLengths = {1024, 2048, 4096, 8192};
 
 struct DocsOptions {
-  std::string out, src, bench, lra, lra_bench, runs, bin, maps;
+  std::string out, src, bench, lra, lra_bench, runs, bin, maps, impl_bench;
   int64_t steps = 300, pattern_n = 64;
   bool fresh = false;
 };
@@ -143,6 +143,56 @@ std::string opening_comment(const std::string& src, const std::string& name, std
   }
   fail("docs: no source file for model '" + name + "' (looked for " + src + "/attention/" + name + ".cpp and " + src +
        "/mlp_mixer/" + name + ".cpp; --src names the source tree)");
+}
+
+// The variant's reference form as its file has it (issue 54): the comment above
+// `Tensor reference(` and the function, to the brace that closes it, de-indented.
+// Read from the source at each `make docs`, so the page cannot drift from the code.
+std::string reference_source(const std::string& src, const std::string& file) {
+  std::ifstream in(fs::path(src) / file);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  auto comment = [](const std::string& l) {
+    size_t a = l.find_first_not_of(' ');
+    return a != std::string::npos && l.compare(a, 2, "//") == 0;
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("Tensor reference(const Tensor& x, const Tensor& key_pad) override {") == std::string::npos) continue;
+    size_t indent = lines[i].find_first_not_of(' '), a = i, b = i + 1;
+    while (a > 0 && comment(lines[a - 1])) --a;
+    while (b < lines.size() && lines[b] != std::string(indent, ' ') + "}") ++b;
+    if (b == lines.size()) break;
+    std::string text;
+    for (size_t k = a; k <= b; ++k) text += (lines[k].size() >= indent ? lines[k].substr(indent) : lines[k]) + "\n";
+    return text;
+  }
+  fail("docs: " + file + " has no reference form (a `Tensor reference(const Tensor& x, const Tensor& key_pad) override`"
+       " whose closing brace is at its own indentation)");
+}
+
+// Fast against reference at 1K and 4K (bench/impl.sh's records), as Markdown; empty without records.
+std::string impl_table(const std::vector<JsonObject>& rows, const std::string& name, const std::string& path) {
+  std::map<std::pair<int64_t, std::string>, JsonObject> at;
+  std::string cpu, simd;
+  for (auto& r : rows)
+    if (json_text(r, "model") == name && json_text(r, "error", "").empty()) {
+      at[{int64_t(std::stoll(json_text(r, "seq_len"))), json_text(r, "impl")}] = r;
+      cpu = json_text(r, "cpu", ""), simd = json_text(r, "simd", "");
+    }
+  if (at.empty()) return "";
+  std::ostringstream md;
+  md << "Measured speed and peak memory of the two forms (`bench/impl.sh " << path << "`: `attnzoo bench --batch 2 --dim 128 "
+     << "--heads 4 --layers 2 --ffn 256 --impl fast|reference`, one thread, on " << cpu << ", " << simd << "):\n\n"
+     << "| N | fast steps/s | reference steps/s | fast / reference | fast peak MB | reference peak MB |\n"
+     << "|---:|---:|---:|---:|---:|---:|\n";
+  for (int64_t n : {1024, 4096}) {
+    auto f = at.find({n, "fast"}), r = at.find({n, "reference"});
+    if (f == at.end() || r == at.end()) continue;
+    double fs_ = std::stod(json_text(f->second, "steps_per_s")), rs = std::stod(json_text(r->second, "steps_per_s"));
+    md << "| " << n << " | " << fmt("%.2f", fs_) << " | " << fmt("%.2f", rs) << " | " << fmt("%.1fx", fs_ / rs) << " | "
+       << json_text(f->second, "peak_rss_mb") << " | " << json_text(r->second, "peak_rss_mb") << " |\n";
+  }
+  return md.str() + "\n";
 }
 
 // Does the variant have an N x N matrix of weights to show?  (mixer and fnet mix without one.)
@@ -366,7 +416,7 @@ std::string bench_section(const DocsOptions& o, const std::string& name, const B
      << o.bench << "`)";
   if (!std::isnan(e)) md << "; from N = " << e0 << " to " << e1 << " time per step grows as N^" << fmt("%.2f", e);
   md << ". The pale lines are the LRA mini preset's bench (`" << lconf << "`, one thread; records in `" << o.lra_bench
-     << "`), which adds N = 2K. The records do not name their CPU: the README's speed section and `docs/lra/mini.md` "
+     << "`), which adds N = 2K. The records do not name their CPU: [speed.md](../speed.md) and `docs/lra/mini.md` "
         "say where and when they were measured.\n\n"
      << "```sh\nbench/variants.sh out.jsonl " << name << " \"1024 4096 8192\"\n"
      << "OMP_NUM_THREADS=1 attnzoo bench --model " << name << " --seq-len 2048 " << lconf << "  # one cell of the mini bench\n```\n\n";
@@ -636,7 +686,9 @@ std::string tour_page(const DocsOptions& o, const BenchTable& vb, const std::vec
       std::string summary = info.summary;
       if (!summary.empty() && summary.back() != '.') summary += ".";
       md << "### " << name << "\n\n" << summary << " Read [" << file << "](" << root_rel << "/" << file
-         << "); its page: [" << name << "](" << models_rel << "/" << name << ".md).\n\n";
+         << "); its page: [" << name << "](" << models_rel << "/" << name << ".md). The algorithm, as `reference()` "
+         << "in that file writes it (the same function as its fast form):\n\n```cpp\n" << reference_source(o.src, file)
+         << "```\n\n";
       std::string pic = name + "-pattern.png";
       if (fs::exists(fs::path(o.out) / pic))
         md << "<img src=\"" << models_rel << "/" << pic << "\" width=\"240\" alt=\"" << name << ": the entries computed at N="
@@ -690,7 +742,8 @@ int cmd_docs(const std::vector<std::string>& args) {
       return std::printf(
                  "attnzoo docs [--out docs/models] [--src .] [--models a,b] [--maps train|keep] [--fresh] [--steps 300]\n"
                  "             [--runs runs/docs] [--bench docs/bench/variants.jsonl] [--lra auto|PRESET=PATH,...]\n"
-                 "             [--lra-bench docs/lra/mini3/bench.jsonl] [--tour docs/tour.md] [--bin build/attnzoo]\n"
+                 "             [--lra-bench docs/lra/mini3/bench.jsonl] [--impl-bench docs/bench/impl.jsonl] [--tour docs/tour.md]\n"
+                 "             [--bin build/attnzoo]\n"
                  "  writes one Markdown page per model (its source file's opening comment, its settings, its\n"
                  "  pattern, a learned attention map, speed and memory against N, its LRA rows) and an index,\n"
                  "  README.md, comparing them, and the tour in the lecture's order (--tour; none with --models).\n"
@@ -700,7 +753,8 @@ int cmd_docs(const std::vector<std::string>& args) {
                  "  seconds each, one thread; checkpoints kept in --runs and reused while the command is the\n"
                  "  same, unless --fresh) and draw its map; keep: leave the map pictures as they are.\n"
                  "  Records of the map runs: OUT/maps.jsonl.\n"), 0;
-  Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "tour", "bin"}, {"fresh"});
+  Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "impl-bench", "tour", "bin"},
+          {"fresh"});
   DocsOptions o;
   o.out = f.str("out", "docs/models");
   o.src = f.str("src", ".");
@@ -710,6 +764,7 @@ int cmd_docs(const std::vector<std::string>& args) {
   o.bench = f.str("bench", "docs/bench/variants.jsonl");
   o.lra = f.str("lra", "auto");
   o.lra_bench = f.str("lra-bench", "docs/lra/mini3/bench.jsonl");
+  o.impl_bench = f.str("impl-bench", "docs/bench/impl.jsonl");
   std::string tour = f.str("tour", "docs/tour.md");
   o.fresh = f.on("fresh");
   std::error_code ec;
@@ -727,6 +782,7 @@ int cmd_docs(const std::vector<std::string>& args) {
   fs::create_directories(o.out);
 
   std::vector<JsonObject> vrows = read_jsonl(o.bench), lrows = read_jsonl(o.lra_bench);
+  std::vector<JsonObject> irows = fs::exists(o.impl_bench) ? read_jsonl(o.impl_bench) : std::vector<JsonObject>();
   BenchTable vb = bench_table(vrows), lb = bench_table(lrows);
   std::vector<LraSource> sources = lra_sources(o.lra, (fs::path(o.src) / "docs/lra").string());
   std::vector<PresetCells> presets;
@@ -746,7 +802,12 @@ int cmd_docs(const std::vector<std::string>& args) {
        << "# " << name << "\n\n" << info.summary << "\n\n"
        << "Family: **" << info.family << "** · causal mode: " << (info.causal_ok ? "yes (`--causal`)" : "no")
        << " · source: [" << file << "](../../" << file << ") · [all models](README.md)\n\n"
-       << "## What it computes, in the words of its source file\n\n```text\n" << comment << "```\n\n";
+       << "## What it computes, in the words of its source file\n\n```text\n" << comment << "```\n\n"
+       << "## The algorithm: its reference form\n\n"
+       << "The plain form, in composed autograd ops, from `reference()` in [" << file << "](../../" << file
+       << "). It is the same function as the fast form (`forward()`: outputs and every gradient equal, "
+       << "tests/test_reference.cpp); train or evaluate with it by `--impl reference`.\n\n```cpp\n"
+       << reference_source(o.src, file) << "```\n\n" << impl_table(irows, name, o.impl_bench);
     md << "## Settings\n\n";
     if (info.knobs.empty()) {
       md << "No settings of its own beyond the model's (`--dim`, `--heads`, `--seq-len`, ...).\n\n";
