@@ -182,7 +182,8 @@ std::string impl_table(const std::vector<JsonObject>& rows, const std::string& n
   if (at.empty()) return "";
   std::ostringstream md;
   md << "Measured speed and peak memory of the two forms (`bench/impl.sh " << path << "`: `attnzoo bench --batch 2 --dim 128 "
-     << "--heads 4 --layers 2 --ffn 256 --impl fast|reference`, one thread, on " << cpu << ", " << simd << "):\n\n"
+     << "--heads 4 --layers 2 --ffn 256 --impl fast|reference`, one thread, on " << cpu << ", Highway target " << simd
+     << ", one run per cell while other jobs shared the machine):\n\n"
      << "| N | fast steps/s | reference steps/s | fast / reference | fast peak MB | reference peak MB |\n"
      << "|---:|---:|---:|---:|---:|---:|\n";
   for (int64_t n : {1024, 4096}) {
