@@ -1,33 +1,58 @@
 # recall-dim.svg and recall-dim.png, written by attnzoo; rerun with `gnuplot recall-dim.gp` in this folder.
 $d0 << EOD
-64 99.7031 0.0486136
+64 99.8 0
+32 99.6437 0
+128 99.6125 0
 EOD
 $d1 << EOD
-64 99.7312 0.0176777
+64 0.76875 0
+32 1.46875 0
 EOD
 $d2 << EOD
-64 70.0875 0.963433
 EOD
 $d3 << EOD
-64 1.925 0.141421
+64 99.7312 0.0176777
 EOD
 $d4 << EOD
-64 6.67188 1.00321
 EOD
 $d5 << EOD
-64 35.4281 41.4497
+64 99.7031 0.0486136
 EOD
 $d6 << EOD
-64 48.3969 53.7711
 EOD
 $d7 << EOD
-64 62.65 44.8748
+64 6.8125 0.309359
 EOD
 $d8 << EOD
-64 6.225 0.15026
+64 35.4281 41.4497
 EOD
 $d9 << EOD
-64 6.8125 0.309359
+EOD
+$d10 << EOD
+64 70.0875 0.963433
+EOD
+$d11 << EOD
+64 6.67188 1.00321
+EOD
+$d12 << EOD
+EOD
+$d13 << EOD
+64 48.3969 53.7711
+EOD
+$d14 << EOD
+EOD
+$d15 << EOD
+64 62.65 44.8748
+EOD
+$d16 << EOD
+EOD
+$d17 << EOD
+EOD
+$d18 << EOD
+64 1.925 0.141421
+EOD
+$d19 << EOD
+64 6.225 0.15026
 EOD
 
 set terminal svg size 500,420 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -39,7 +64,7 @@ set xlabel 'model dim'
 set key off
 set key outside right font ',8'
 set title 'T 256, 16 pairs'
-plot $d0 using 1:2 with linespoints title "full", $d1 using 1:2 with linespoints title "flash", $d2 using 1:2 with linespoints title "local", $d3 using 1:2 with linespoints title "strided", $d4 using 1:2 with linespoints title "longformer", $d5 using 1:2 with linespoints title "linear", $d6 using 1:2 with linespoints title "performer", $d7 using 1:2 with linespoints title "rfa", $d8 using 1:2 with linespoints title "synthesizer", $d9 using 1:2 with linespoints title "gmlp"
+plot $d0 using 1:2 with linespoints title "bigbird", $d1 using 1:2 with linespoints title "compressed", $d2 using 1:2 with linespoints title "efficient", $d3 using 1:2 with linespoints title "flash", $d4 using 1:2 with linespoints title "fnet", $d5 using 1:2 with linespoints title "full", $d6 using 1:2 with linespoints title "global", $d7 using 1:2 with linespoints title "gmlp", $d8 using 1:2 with linespoints title "linear", $d9 using 1:2 with linespoints title "linformer", $d10 using 1:2 with linespoints title "local", $d11 using 1:2 with linespoints title "longformer", $d12 using 1:2 with linespoints title "mixer", $d13 using 1:2 with linespoints title "performer", $d14 using 1:2 with linespoints title "reformer", $d15 using 1:2 with linespoints title "rfa", $d16 using 1:2 with linespoints title "routing", $d17 using 1:2 with linespoints title "sinkhorn", $d18 using 1:2 with linespoints title "strided", $d19 using 1:2 with linespoints title "synthesizer"
 unset multiplot
 
 unset output
@@ -52,7 +77,7 @@ set xlabel 'model dim'
 set key off
 set key outside right font ',8'
 set title 'T 256, 16 pairs'
-plot $d0 using 1:2 with linespoints title "full", $d1 using 1:2 with linespoints title "flash", $d2 using 1:2 with linespoints title "local", $d3 using 1:2 with linespoints title "strided", $d4 using 1:2 with linespoints title "longformer", $d5 using 1:2 with linespoints title "linear", $d6 using 1:2 with linespoints title "performer", $d7 using 1:2 with linespoints title "rfa", $d8 using 1:2 with linespoints title "synthesizer", $d9 using 1:2 with linespoints title "gmlp"
+plot $d0 using 1:2 with linespoints title "bigbird", $d1 using 1:2 with linespoints title "compressed", $d2 using 1:2 with linespoints title "efficient", $d3 using 1:2 with linespoints title "flash", $d4 using 1:2 with linespoints title "fnet", $d5 using 1:2 with linespoints title "full", $d6 using 1:2 with linespoints title "global", $d7 using 1:2 with linespoints title "gmlp", $d8 using 1:2 with linespoints title "linear", $d9 using 1:2 with linespoints title "linformer", $d10 using 1:2 with linespoints title "local", $d11 using 1:2 with linespoints title "longformer", $d12 using 1:2 with linespoints title "mixer", $d13 using 1:2 with linespoints title "performer", $d14 using 1:2 with linespoints title "reformer", $d15 using 1:2 with linespoints title "rfa", $d16 using 1:2 with linespoints title "routing", $d17 using 1:2 with linespoints title "sinkhorn", $d18 using 1:2 with linespoints title "strided", $d19 using 1:2 with linespoints title "synthesizer"
 unset multiplot
 
 unset output
