@@ -38,19 +38,14 @@ class RandomFeatureAttention : public FeatureMapAttention {
   }
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    if (redraw_due(calls_, knob_int("redraw"), is_training())) {
-      Tensor w = Tensor::randn(features_.shape(), 1.0f, global_rng());
-      std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
-    }
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
     return FeatureMapAttention::forward(x, key_pad);
   }
 
   // The reference form: random Fourier features of the unit-length, sigma-scaled queries and keys,
   // phi(x) = m^-1/2 [sin W(sigma x), cos W(sigma x)], then linear attention with max(den, 1).
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
-    if (redraw_due(calls_, knob_int("redraw"), is_training()))  // the same schedule as forward()
-      std::memcpy(features_.data(), Tensor::randn(features_.shape(), 1.0f, global_rng()).data(),
-                  sizeof(float) * size_t(features_.numel()));
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();  // the same schedule as forward()
     auto h = proj_->project(x);                                    // q, k, v [B,H,N,d]
     int64_t H = cfg_.heads, d = cfg_.head_dim(), m = features_.size(0);
     auto phi = [&](const Tensor& t) {
@@ -69,6 +64,12 @@ class RandomFeatureAttention : public FeatureMapAttention {
   }
 
  private:
+  // A fresh draw of W written into the same buffer, so the registered handle stays valid.
+  void redraw() {
+    Tensor w = Tensor::randn(features_.shape(), 1.0f, global_rng());
+    std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
+  }
+
   // phi(q), phi(k) [B,H,N,2m] (phi(k) zero at padding) and v [B,H,N,d].
   QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);

@@ -53,6 +53,7 @@ class FNet : public Attention {
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     int64_t B = x.size(0), N = x.size(1), D = cfg_.dim;
     bool own = knob_int("own_length") != 0, ortho = knob_int("ortho") != 0;
+    auto [CD, SD] = dft(D);                                            // the channels' DFT, one for all
     std::vector<Tensor> out;
     for (int64_t b = 0; b < B; ++b) {
       Tensor X = narrow(x, 0, b, 1);                                   // [1,N,D]
@@ -66,7 +67,6 @@ class FNet : public Attention {
       if (n == 0) { out.push_back(Tensor::zeros({1, N, D})); continue; }
       Tensor Xn = reshape(narrow(X, 1, 0, n), {n, D});
       auto [Cn, Sn] = dft(n);
-      auto [CD, SD] = dft(D);
       Tensor y = matmul(matmul(Cn, Xn), CD) - matmul(matmul(Sn, Xn), SD);  // Re(F_n X F_D) [n,D]
       if (ortho) y = y * float(1.0 / std::sqrt(double(n) * double(D)));  // the unitary DFT
       if (n < N) y = concat({y, Tensor::zeros({N - n, D})}, 0);

@@ -170,7 +170,7 @@ std::string reference_source(const std::string& src, const std::string& file) {
        " whose closing brace is at its own indentation)");
 }
 
-// Fast against reference at 1K and 4K (bench/impl.sh's records), as Markdown; empty without records.
+// Fast against reference at 1K and 4K (IMPLS="fast reference" bench/variants.sh's records), as Markdown; empty without records.
 std::string impl_table(const std::vector<JsonObject>& rows, const std::string& name, const std::string& path) {
   std::map<std::pair<int64_t, std::string>, JsonObject> at;
   std::string cpu, simd;
@@ -181,8 +181,9 @@ std::string impl_table(const std::vector<JsonObject>& rows, const std::string& n
     }
   if (at.empty()) return "";
   std::ostringstream md;
-  md << "Measured speed and peak memory of the two forms (`bench/impl.sh " << path << "`: `attnzoo bench --batch 2 --dim 128 "
-     << "--heads 4 --layers 2 --ffn 256 --impl fast|reference`, one thread, on " << cpu << ", Highway target " << simd
+  md << "Measured speed and peak memory of the two forms (`OMP_NUM_THREADS=1 IMPLS=\"fast reference\" bench/variants.sh " << path
+     << " \"\" \"1024 4096\"`: `attnzoo bench --batch 2 --dim 128 --heads 4 --layers 2 --ffn 256 --impl fast|reference`, one "
+        "thread, on " << cpu << ", Highway target " << simd
      << ", one run per cell while other jobs shared the machine):\n\n"
      << "| N | fast steps/s | reference steps/s | fast / reference | fast peak MB | reference peak MB |\n"
      << "|---:|---:|---:|---:|---:|---:|\n";
