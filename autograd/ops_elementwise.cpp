@@ -394,28 +394,23 @@ Tensor dropout(const Tensor& x, float p, bool training, Rng& rng) {
   if (p < 0 || p >= 1) fail("dropout: p must be in [0, 1), got " + std::to_string(p));
   if (!training || p == 0) return x;
   OpScope prof("dropout");
-  // Keep mask from a counter-based hash of one draw: parallel and reproducible.
-  // The counter starts at mask_counter_base: under data parallelism element i of
-  // this process's rows is element base + i of the whole batch (tensor.h).
-  uint64_t key = rng.next_u64();
-  uint64_t base = x.dim() > 0 ? mask_counter_base(x.size(0), x.numel()) : 0;
-  uint64_t thresh = uint64_t(double(p) * 18446744073709551615.0);
-  float scale = 1.0f / (1.0f - p);
+  // The mask (DropoutMask, rng.h): under data parallelism element i of this process's
+  // rows is element base + i of the whole batch.
+  const DropoutMask m = DropoutMask::draw(p, rng, x.dim() > 0 ? x.size(0) : 0, x.numel());
   Tensor y = Tensor::empty(x.shape());
   const float* px = x.data();
   float* py = y.data();
   int64_t n = x.numel();
 #pragma omp parallel for if (n > kParallelMin)
-  for (int64_t i = 0; i < n; ++i)
-    py[i] = hash64(key ^ (base + uint64_t(i)) * 0x9e3779b97f4a7c15ULL) < thresh ? 0.f : px[i] * scale;
+  for (int64_t i = 0; i < n; ++i) py[i] = m.keep(uint64_t(i)) ? px[i] * m.scale : 0.f;
   if (needs_grad({&x}))
-    attach(y, "dropout", {x}, [x, key, base, thresh, scale](const Tensor& y) {
+    attach(y, "dropout", {x}, [x, m](const Tensor& y) {
       const float* g = y.grad_data();
       float* gx = x.grad_data();
       int64_t n = x.numel();
 #pragma omp parallel for if (n > kParallelMin)
       for (int64_t i = 0; i < n; ++i)
-        if (hash64(key ^ (base + uint64_t(i)) * 0x9e3779b97f4a7c15ULL) >= thresh) gx[i] += g[i] * scale;
+        if (m.keep(uint64_t(i))) gx[i] += g[i] * m.scale;
     });
   return y;
 }

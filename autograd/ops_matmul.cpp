@@ -23,7 +23,8 @@ namespace az {
 
 namespace {
 double g_flops = 0;  // sgemm work done by matmul, forward and backward
-// C [M,N] (+)= op(A) op(B), A stored [M,K] or [K,M] (ta), B [K,N] or [N,K] (tb).
+// C [M,N] (+)= op(A) op(B), A stored [M,K] or [K,M] (ta), B [K,N] or [N,K] (tb): sgemm_dense,
+// counted for the bench's FLOPs and kept on one thread when small.
 inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
                  float* C) {
   if (M == 0 || N == 0) return;
@@ -34,7 +35,7 @@ inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float*
   bool serial = !omp_in_parallel() && M * N * K <= kGemmThreadMin && omp_get_max_threads() > 1;
   int nt = serial ? omp_get_max_threads() : 0;
   if (serial) openblas_set_num_threads(1);
-  sgemm(ta, tb, M, N, K, 1.0f, A, ta ? M : K, B, tb ? K : N, beta, C, N);
+  sgemm_dense(ta, tb, M, N, K, A, B, beta, C);
   if (serial) openblas_set_num_threads(nt);  // (OpenMP's thread count too, which OpenBLAS's setter also sets)
 }
 

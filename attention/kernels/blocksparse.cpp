@@ -67,24 +67,7 @@ namespace {
 
 using tile::gemm;
 
-// A head's rows as a matrix: row i at p + i * ld.
-struct Mat {
-  const float* p;
-  int64_t ld;
-};
-
-// Rows idx of src (row stride ld) into dst [idx.size(), w].
-inline Mat gather(const float* src, int64_t ld, const std::vector<int32_t>& idx, int64_t w, float* dst) {
-  for (size_t i = 0; i < idx.size(); ++i) std::memcpy(dst + i * w, src + int64_t(idx[i]) * ld, sizeof(float) * w);
-  return {dst, w};
-}
-inline void scatter_add(float* dst, int64_t ld, const std::vector<int32_t>& idx, int64_t w, const float* src) {
-  for (size_t i = 0; i < idx.size(); ++i) {
-    float* d = dst + int64_t(idx[i]) * ld;
-    const float* s = src + i * w;
-    for (int64_t t = 0; t < w; ++t) d[t] += s[t];
-  }
-}
+using tile::Rows;  // a head's rows as a matrix: row i at p + i * ld
 
 // The entries of a row that meet: s[j] -> -inf unless lab[j] && ok[j].
 inline void mask_row(float* s, const uint8_t* lab, const uint8_t* ok, int64_t C) {
@@ -125,9 +108,11 @@ struct Scratch {
 };
 
 // The group's rows (or cols) of one head: in place when they are a run, else gathered.
-inline Mat rows_of(const float* head, int64_t ld, int32_t run0, const std::vector<int32_t>& idx, int64_t w,
+inline Rows rows_of(const float* head, int64_t ld, int32_t run0, const std::vector<int32_t>& idx, int64_t w,
                    std::vector<float>& buf) {
-  return run0 >= 0 ? Mat{head + run0 * ld, ld} : gather(head, ld, idx, w, buf.data());
+  if (run0 >= 0) return Rows{head + run0 * ld, ld};
+  tile::copy_rows(head, ld, idx.data(), int64_t(idx.size()), w, buf.data());
+  return Rows{buf.data(), w};
 }
 
 void forward_group(const Ctx& c, float* y, float* Pall, int64_t bh, size_t g, Scratch& s) {
@@ -137,9 +122,9 @@ void forward_group(const Ctx& c, float* y, float* Pall, int64_t bh, size_t g, Sc
   int64_t R = int64_t(G.rows.size()), C = int64_t(G.cols.size());
   if (R == 0) return;
   int64_t ldk = c.ld(d), ldv = c.ld(dv);
-  Mat Q = rows_of(c.q + c.off(bh, d), ldk, L.row0[g], G.rows, d, s.q);
-  Mat K = rows_of(c.k + c.off(bh, d), ldk, L.col0[g], G.cols, d, s.k);
-  Mat V = rows_of(c.v + c.off(bh, dv), ldv, L.col0[g], G.cols, dv, s.v);
+  Rows Q = rows_of(c.q + c.off(bh, d), ldk, L.row0[g], G.rows, d, s.q);
+  Rows K = rows_of(c.k + c.off(bh, d), ldk, L.col0[g], G.cols, d, s.k);
+  Rows V = rows_of(c.v + c.off(bh, dv), ldv, L.col0[g], G.cols, dv, s.v);
   float* S = Pall ? Pall + c.p_start(b, h, g) : s.s.data();
   tile::scores({Q.p, Q.ld}, {K.p, K.ld}, R, C, d, c.scale, S);
   const float* pad = c.pad ? c.pad + b * c.N : nullptr;
@@ -177,9 +162,9 @@ void backward_head(const Ctx& c, const float* y, const float* gy, const float* P
     int64_t R = int64_t(G.rows.size()), C = int64_t(G.cols.size());
     if (R == 0 || C == 0) continue;
     int32_t r0 = L.row0[g], c0 = L.col0[g];
-    Mat Q = rows_of(qh, ldk, r0, G.rows, d, s.q), K = rows_of(kh, ldk, c0, G.cols, d, s.k);
-    Mat V = rows_of(vh, ldv, c0, G.cols, dv, s.v);
-    Mat dO = rows_of(gyh, ldv, r0, G.rows, dv, s.go), O = rows_of(yh, ldv, r0, G.rows, dv, s.o);
+    Rows Q = rows_of(qh, ldk, r0, G.rows, d, s.q), K = rows_of(kh, ldk, c0, G.cols, d, s.k);
+    Rows V = rows_of(vh, ldv, c0, G.cols, dv, s.v);
+    Rows dO = rows_of(gyh, ldv, r0, G.rows, dv, s.go), O = rows_of(yh, ldv, r0, G.rows, dv, s.o);
     int64_t e0 = c.p_start(b, h, g);
     const float* P = Pall + e0;
     // dV_c += P~^T dO, dS = P (dP - D): in place when the columns are a run, else into scratch
@@ -189,15 +174,15 @@ void backward_head(const Ctx& c, const float* y, const float* gy, const float* P
     if (dS) tile::row_dots({dO.p, dO.ld}, {O.p, O.ld}, R, dv, s.D.data());  // D_r = dO_r . O_r
     tile::backward_scores(P, {dO.p, dO.ld}, {V.p, V.ld}, R, C, dv, s.D.data(), nullptr, c.drop, uint64_t(e0), C, dVg, dS,
                           s.dp.data());
-    if (gvh && c0 < 0) scatter_add(gvh, ldv, G.cols, dv, s.dvv.data());
+    if (gvh && c0 < 0) tile::add_rows(s.dvv.data(), int64_t(G.cols.size()), dv, G.cols.data(), gvh, ldv);
     if (!dS) continue;
     // dQ_r += scale dS K_c, dK_c += scale dS^T Q_r
     tile::Grad dQg{nullptr, d, 0.0f}, dKg{nullptr, d, 0.0f};
     if (gqh) dQg = r0 >= 0 ? tile::Grad{gqh + r0 * ldk, ldk, 1.0f} : tile::Grad{s.dq.data(), d, 0.0f};
     if (gkh) dKg = c0 >= 0 ? tile::Grad{gkh + c0 * ldk, ldk, 1.0f} : tile::Grad{s.dk.data(), d, 0.0f};
     tile::backward_qk(dS, {Q.p, Q.ld}, {K.p, K.ld}, R, C, d, c.scale, dQg, dKg);
-    if (gqh && r0 < 0) scatter_add(gqh, ldk, G.rows, d, s.dq.data());
-    if (gkh && c0 < 0) scatter_add(gkh, ldk, G.cols, d, s.dk.data());
+    if (gqh && r0 < 0) tile::add_rows(s.dq.data(), int64_t(G.rows.size()), d, G.rows.data(), gqh, ldk);
+    if (gkh && c0 < 0) tile::add_rows(s.dk.data(), int64_t(G.cols.size()), d, G.cols.data(), gkh, ldk);
   }
 }
 

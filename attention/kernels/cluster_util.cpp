@@ -25,23 +25,9 @@ namespace {
 constexpr float kSelfScore = -5e4f;  // Reformer's TOKEN_SELF_ATTN_VALUE
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// C [M,N] (+)= op(A) op(B) on contiguous row-major buffers (the tile engine's GEMM).
-inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
-                 float* C) {
-  tile::gemm(ta, tb, M, N, K, 1.0f, A, ta ? M : K, B, tb ? K : N, beta, C, N);
-}
-
-inline void gather(const float* src, const int32_t* rows, int64_t n, int64_t width, float* dst) {
-  for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * width, src + int64_t(rows[i]) * width, sizeof(float) * width);
-}
-
-inline void scatter_add(const float* src, const int32_t* rows, int64_t n, int64_t width, float* dst) {
-  for (int64_t i = 0; i < n; ++i) {
-    float* d = dst + int64_t(rows[i]) * width;
-    const float* s = src + i * width;
-    for (int64_t j = 0; j < width; ++j) d[j] += s[j];
-  }
-}
+using tile::add_rows;
+using tile::copy_rows;
+using tile::gemm_dense;
 
 struct Plan {
   int64_t G, Nq, Nk, d, dv, C, cq, ck;
@@ -126,9 +112,9 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
       for (int64_t c = 0; c < p.C; ++c) {
         const int32_t* qr = ch->q_rows.data.data() + (g * p.C + c) * p.cq;
         const int32_t* kr = ch->k_rows.data.data() + (g * p.C + c) * p.ck;
-        gather(pq + g * p.Nq * p.d, qr, p.cq, p.d, Q.data());
-        gather(pk + g * p.Nk * p.d, kr, p.ck, p.d, K.data());
-        gather(pv + g * p.Nk * p.dv, kr, p.ck, p.dv, V.data());
+        copy_rows(pq + g * p.Nq * p.d, p.d, qr, p.cq, p.d, Q.data());
+        copy_rows(pk + g * p.Nk * p.d, p.d, kr, p.ck, p.d, K.data());
+        copy_rows(pv + g * p.Nk * p.dv, p.dv, kr, p.ck, p.dv, V.data());
         if (ch->self_last_resort) slots.build(kr, p.ck, p.Nk);
         scores(p, *ch, g, c, Q.data(), K.data(), scale, S.data(), bias.data(), slots);
         if (ch->self_last_resort) slots.clear(kr, p.ck);
@@ -136,8 +122,8 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
         if (weights)
           std::memcpy(weights->data() + (g * p.C + c) * p.cq * p.ck, S.data(), sizeof(float) * p.cq * p.ck);
         if (drop.on) drop.apply(S.data(), S.data(), p.cq, p.ck, uint64_t((g * p.C + c) * p.cq * p.ck), p.ck);
-        gemm(false, false, p.cq, p.dv, p.ck, S.data(), V.data(), 0.0f, O.data());
-        scatter_add(O.data(), qr, p.cq, p.dv, po + g * p.Nq * p.dv);
+        gemm_dense(false, false, p.cq, p.dv, p.ck, S.data(), V.data(), 0.0f, O.data());
+        add_rows(O.data(), p.cq, p.dv, qr, po + g * p.Nq * p.dv, p.dv);
       }
   }
 
@@ -170,10 +156,10 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
           const int32_t* qr = ch->q_rows.data.data() + (g * p.C + c) * p.cq;
           const int32_t* kr = ch->k_rows.data.data() + (g * p.C + c) * p.ck;
           const float* l = pl + (g * p.C + c) * p.cq;
-          gather(pq + g * p.Nq * p.d, qr, p.cq, p.d, Q.data());
-          gather(pk + g * p.Nk * p.d, kr, p.ck, p.d, K.data());
-          gather(pv + g * p.Nk * p.dv, kr, p.ck, p.dv, V.data());
-          gather(go + g * p.Nq * p.dv, qr, p.cq, p.dv, dO.data());
+          copy_rows(pq + g * p.Nq * p.d, p.d, qr, p.cq, p.d, Q.data());
+          copy_rows(pk + g * p.Nk * p.d, p.d, kr, p.ck, p.d, K.data());
+          copy_rows(pv + g * p.Nk * p.dv, p.dv, kr, p.ck, p.dv, V.data());
+          copy_rows(go + g * p.Nq * p.dv, p.dv, qr, p.cq, p.dv, dO.data());
           if (ch->self_last_resort) slots.build(kr, p.ck, p.Nk);
           scores(p, *ch, g, c, Q.data(), K.data(), scale, S.data(), bias.data(), slots);
           tile::probs_from_lse(S.data(), p.cq, p.ck, l);  // S -> P
@@ -183,15 +169,15 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
           tile::backward_scores(S.data(), {dO.data(), p.dv}, {V.data(), p.dv}, p.cq, p.ck, p.dv, nullptr,
                                 gl ? gl + (g * p.C + c) * p.cq : nullptr, drop, i0, p.ck,
                                 {dv ? dV.data() : nullptr, p.dv, 0.0f}, dq || dk ? dP.data() : nullptr, Pd.data());
-          if (dv) scatter_add(dV.data(), kr, p.ck, p.dv, dv + g * p.Nk * p.dv);
+          if (dv) add_rows(dV.data(), p.ck, p.dv, kr, dv + g * p.Nk * p.dv, p.dv);
           if ((dq || dk) && ch->self_last_resort)  // the self score is a constant: no gradient there
             for (int64_t i = 0; i < p.cq; ++i)
               for (int32_t j = slots.head[size_t(qr[i])]; j >= 0; j = slots.next[size_t(j)]) dP[i * p.ck + j] = 0;
           if (ch->self_last_resort) slots.clear(kr, p.ck);
           tile::backward_qk(dP.data(), {Q.data(), p.d}, {K.data(), p.d}, p.cq, p.ck, p.d, scale,
                             {dq ? dQ.data() : nullptr, p.d, 0.0f}, {dk ? dK.data() : nullptr, p.d, 0.0f});
-          if (dq) scatter_add(dQ.data(), qr, p.cq, p.d, dq + g * p.Nq * p.d);
-          if (dk) scatter_add(dK.data(), kr, p.ck, p.d, dk + g * p.Nk * p.d);
+          if (dq) add_rows(dQ.data(), p.cq, p.d, qr, dq + g * p.Nq * p.d, p.d);
+          if (dk) add_rows(dK.data(), p.ck, p.d, kr, dk + g * p.Nk * p.d, p.d);
         }
     }
   });

@@ -15,11 +15,6 @@
 namespace az {
 
 namespace {
-// C [M,N] = alpha op(A) op(B) + beta C, every matrix dense row-major.
-inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
-                 float* C, float alpha = 1.0f) {
-  sgemm(ta, tb, M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
-}
 
 // sin x and cos x together, vectorisable (about 1e-7 absolute for |x| < 200):
 // x = j pi/2 + r with pi/2 in three parts (Cephes), sin r and cos r by their
@@ -50,8 +45,8 @@ void kprod(Mode mode, const float* A, const float* B, const float* C, float* O, 
   std::vector<float> S(size_t(p * r), 0.0f);
   float beta = accumulate ? 1.0f : 0.0f;
   if (mode == kFull) {
-    gemm(true, false, p, r, N, B, C, 0.0f, S.data());
-    gemm(false, false, N, r, p, A, S.data(), beta, O);
+    sgemm_dense(true, false, p, r, N, B, C, 0.0f, S.data());
+    sgemm_dense(false, false, N, r, p, A, S.data(), beta, O);
     return;
   }
   std::vector<float> T(size_t(chunk * chunk));
@@ -61,13 +56,13 @@ void kprod(Mode mode, const float* A, const float* B, const float* C, float* O, 
     int64_t s = c * chunk, L = std::min(chunk, N - s);
     const float *Ac = A + s * p, *Bc = B + s * p, *Cc = C + s * r;
     float* Oc = O + s * r;
-    gemm(false, false, L, r, p, Ac, S.data(), beta, Oc);  // keys in the chunks passed (S = 0 at first)
-    gemm(false, true, L, L, p, Ac, Bc, 0.0f, T.data());   // keys inside the chunk, masked
+    sgemm_dense(false, false, L, r, p, Ac, S.data(), beta, Oc);  // keys in the chunks passed (S = 0 at first)
+    sgemm_dense(false, true, L, L, p, Ac, Bc, 0.0f, T.data());   // keys inside the chunk, masked
     for (int64_t i = 0; i < L; ++i)
       for (int64_t j = 0; j < L; ++j)
         if (mode == kCausal ? j > i : j < i) T[size_t(i * L + j)] = 0.0f;
-    gemm(false, false, L, r, L, T.data(), Cc, 1.0f, Oc);
-    gemm(true, false, p, r, L, Bc, Cc, 1.0f, S.data());
+    sgemm_dense(false, false, L, r, L, T.data(), Cc, 1.0f, Oc);
+    sgemm_dense(true, false, p, r, L, Bc, Cc, 1.0f, S.data());
   }
 }
 
@@ -142,8 +137,8 @@ Tensor kernel_attention(const Tensor& phi_q, const Tensor& phi_k, const Tensor& 
     augment(V + g * N * d, N, d, Va.data());
     if (mode == kFull) {  // kprod's full form, keeping S
       float* Sg = S_full.data() + g * m * (d + 1);
-      gemm(true, false, m, d + 1, N, K + g * N * m, Va.data(), 0.0f, Sg);
-      gemm(false, false, N, d + 1, m, Q + g * N * m, Sg, 0.0f, Oa.data());
+      sgemm_dense(true, false, m, d + 1, N, K + g * N * m, Va.data(), 0.0f, Sg);
+      sgemm_dense(false, false, N, d + 1, m, Q + g * N * m, Sg, 0.0f, Oa.data());
     } else {
       kprod(mode, Q + g * N * m, K + g * N * m, Va.data(), Oa.data(), N, m, d + 1, chunk, false);
     }
@@ -181,14 +176,14 @@ Tensor kernel_attention(const Tensor& phi_q, const Tensor& phi_k, const Tensor& 
                  // the forward and U = phi_q^T dOa [m, d+1] (which dK and dV share),
                  //   dQ += dOa S^T,  dK += Va U^T,  dVa = phi_k U.
                  const float* Sg = S_full.data() + g * m * (d + 1);
-                 if (dQ) gemm(false, true, N, m, d + 1, dOa.data(), Sg, 1.0f, dQ + g * N * m);
+                 if (dQ) sgemm_dense(false, true, N, m, d + 1, dOa.data(), Sg, 1.0f, dQ + g * N * m);
                  if (!dK && !dV) return;
                  std::vector<float> U(size_t(m * (d + 1)));
-                 gemm(true, false, m, d + 1, N, Qg, dOa.data(), 0.0f, U.data());
-                 if (dK) gemm(false, true, N, m, d + 1, Va.data(), U.data(), 1.0f, dK + g * N * m);
+                 sgemm_dense(true, false, m, d + 1, N, Qg, dOa.data(), 0.0f, U.data());
+                 if (dK) sgemm_dense(false, true, N, m, d + 1, Va.data(), U.data(), 1.0f, dK + g * N * m);
                  if (dV) {
                    std::vector<float> dVa(size_t(N * (d + 1)));
-                   gemm(false, false, N, d + 1, m, Kg, U.data(), 0.0f, dVa.data());
+                   sgemm_dense(false, false, N, d + 1, m, Kg, U.data(), 0.0f, dVa.data());
                    float* dv = dV + g * N * d;
                    for (int64_t i = 0; i < N; ++i)
                      for (int64_t t = 0; t < d; ++t) dv[i * d + t] += dVa[size_t(i * (d + 1) + t)];
@@ -293,7 +288,7 @@ Tensor kernel_weights(const Tensor& phi_q, const Tensor& phi_k, bool causal, flo
   Tensor w = Tensor::empty(s);
   for (int64_t g = 0; g < G; ++g) {
     float* W = w.data() + g * N * N;
-    gemm(false, true, N, N, m, phi_q.data() + g * N * m, phi_k.data() + g * N * m, 0.0f, W);
+    sgemm_dense(false, true, N, N, m, phi_q.data() + g * N * m, phi_k.data() + g * N * m, 0.0f, W);
     for (int64_t i = 0; i < N; ++i) {
       float dn = 0;
       for (int64_t j = 0; j < N; ++j) {

@@ -61,11 +61,8 @@ void set_small_gemm(bool on) { small_enabled = on; }
 Dropout Dropout::draw(float p, bool training, Rng& rng, int64_t lead, int64_t total) {
   Dropout d;
   if (!training || p <= 0) return d;
+  static_cast<DropoutMask&>(d) = DropoutMask::draw(p, rng, lead, total);
   d.on = true;
-  d.key = rng.next_u64();
-  d.base = lead > 0 ? mask_counter_base(lead, total) : 0;
-  d.thresh = uint64_t(double(p) * 18446744073709551615.0);
-  d.scale = 1.0f / (1.0f - p);
   return d;
 }
 

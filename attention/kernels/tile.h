@@ -17,6 +17,8 @@
 #pragma once
 #include <cstdint>
 
+#include <cstring>
+
 #include "autograd/tensor.h"
 
 namespace az {
@@ -28,6 +30,11 @@ namespace tile {
 // on OpenBLAS's sgemm.
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
           const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+// The same on dense tiles (each leading dimension its row length), alpha 1.
+inline void gemm_dense(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
+                       float* C) {
+  gemm(ta, tb, M, N, K, 1.0f, A, ta ? M : K, B, tb ? K : N, beta, C, N);
+}
 // Whether gemm may use libxsmm (default yes; ATTNZOO_SMALL_GEMM=0 in the environment: no),
 // so benchmarks and tests can compare the two on one machine.
 bool small_gemm_enabled();
@@ -38,6 +45,18 @@ struct Rows {
   const float* p;
   int64_t ld;
 };
+// dst [n,w] = the rows idx[0..n) of src (row stride ld): a tile's scattered rows, gathered.
+inline void copy_rows(const float* src, int64_t ld, const int32_t* idx, int64_t n, int64_t w, float* dst) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * w, src + int64_t(idx[i]) * ld, sizeof(float) * size_t(w));
+}
+// The reverse: rows idx[0..n) of dst (row stride ld) += src [n,w] (a gradient going back).
+inline void add_rows(const float* src, int64_t n, int64_t w, const int32_t* idx, float* dst, int64_t ld) {
+  for (int64_t i = 0; i < n; ++i) {
+    float* d = dst + int64_t(idx[i]) * ld;
+    const float* s = src + i * w;
+    for (int64_t t = 0; t < w; ++t) d[t] += s[t];
+  }
+}
 // Where a gradient goes: p = beta p + result (beta 0 overwrites a scratch, 1 adds in place).
 struct Grad {
   float* p;
@@ -45,17 +64,13 @@ struct Grad {
   float beta;
 };
 
-// Attention dropout, one formula for every kernel: weight number i (a counter over the
-// whole weight tensor, row-major) is dropped when hash64(key ^ (base + i) * golden) < thresh,
-// exactly as dropout() draws a mask for that tensor; kept weights are scaled by 1/(1-p).
-struct Dropout {
+// Attention dropout: dropout()'s own mask (DropoutMask, rng.h) over the weight tensor,
+// weight number i a row-major counter over the whole of it.
+struct Dropout : DropoutMask {
   bool on = false;
-  uint64_t key = 0, base = 0, thresh = 0;
-  float scale = 1.0f;
   // Off unless training and p > 0 (then one draw from rng).  lead: the batch axis of the
   // weight tensor (0: none), total: its entries, for mask_counter_base (data parallelism).
   static Dropout draw(float p, bool training, Rng& rng, int64_t lead, int64_t total);
-  bool keep(uint64_t i) const { return hash64(key ^ (base + i) * 0x9e3779b97f4a7c15ULL) >= thresh; }
   // out[r C + j] = P[r C + j] * factor(i0 + r stride + j) for R rows of C (out may be P).
   void apply(const float* P, float* out, int64_t R, int64_t C, uint64_t i0, int64_t stride) const;
 };

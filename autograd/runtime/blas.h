@@ -15,4 +15,10 @@ namespace az {
 void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
            const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
 
+// The same on dense matrices (each leading dimension its row length): C [M,N] = alpha op(A) op(B) + beta C.
+inline void sgemm_dense(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
+                        float* C, float alpha = 1.0f) {
+  sgemm(ta, tb, M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
+}
+
 }  // namespace az

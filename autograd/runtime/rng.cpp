@@ -64,4 +64,13 @@ uint64_t mask_counter_base(int64_t lead, int64_t numel) {
   return uint64_t(s.first) * uint64_t(numel / s.rows);
 }
 
+DropoutMask DropoutMask::draw(float p, Rng& rng, int64_t lead, int64_t numel) {
+  DropoutMask m;
+  m.key = rng.next_u64();
+  m.base = lead > 0 ? mask_counter_base(lead, numel) : 0;
+  m.thresh = uint64_t(double(p) * 18446744073709551615.0);
+  m.scale = 1.0f / (1.0f - p);
+  return m;
+}
+
 }  // namespace az

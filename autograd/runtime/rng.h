@@ -39,4 +39,17 @@ BatchShard& batch_shard();
 // leading dimension is `lead`: 0 unless sharded and lead % rows == 0.
 uint64_t mask_counter_base(int64_t lead, int64_t numel);
 
+// Dropout's mask, one formula for dropout() and every attention kernel: element i
+// of a tensor (row-major, counted from base) is kept when
+// hash64(key ^ (base + i) * golden) >= thresh, and a kept element is scaled by
+// 1/(1-p).  key is one draw of the random source: parallel and reproducible.
+struct DropoutMask {
+  uint64_t key = 0, base = 0, thresh = 0;
+  float scale = 1.0f;
+  // One draw of rng for a tensor of `numel` elements whose leading (batch) dimension is
+  // `lead` (0: none), so that under data parallelism an example keeps its mask.
+  static DropoutMask draw(float p, Rng& rng, int64_t lead, int64_t numel);
+  bool keep(uint64_t i) const { return hash64(key ^ (base + i) * 0x9e3779b97f4a7c15ULL) >= thresh; }
+};
+
 }  // namespace az
