@@ -22,33 +22,9 @@
 // evaluation.  Padded keys are excluded and padded tokens are hashed to an
 // extra last bucket, so they sort to the end and do not crowd real chunks.
 //
-// --form 1: LRA's Reformer (lra_benchmarks/models/reformer/reformer_attention.py,
-// the code behind LRA's Table 1), which differs from the paper's form above in
-// six points (--form 0, the default, is the paper's):
-//   1. rotations: LRA draws them from PRNGKey(0) on every call, so they are the
-//      same in training and evaluation; here the layer's fixed buffer (seeded,
-//      saved in checkpoints) serves both, instead of fresh draws in training.
-//      (LRA's key is also the same for every layer; ours differ per layer.)
-//   2. self: no -5e4 self score; with shared QK a token's own score q.q is
-//      usually its largest, so a token mostly attends to itself.
-//   3. keys: the raw queries (length_norm=False), not unit-normalised.
-//   4. scale: scores q.k x sqrt(d), not / sqrt(d).
-//   5. chunks: the input is padded with N % nb == 0 ? nb : nb - N % nb zero
-//      rows (LRA's chunk_len 10 with its n_buckets 10), which project to the
-//      biases; each round's sorted rows are cut into nb chunks of (padded N)/nb
-//      rows, each attending to itself and the previous chunk (wrapping).  nb =
-//      --buckets, 0 = 10 (LRA's n_buckets); --bucket-size is not used.  With
-//      several rounds LRA sorts all rounds as one sequence cut into rounds*nb
-//      chunks, so a round's first chunk looks back into the previous round's
-//      last; here each round wraps onto itself (the same when --hashes 1).
-//   6. padding: no mask; padded tokens and the added rows are hashed, sorted
-//      and attended like any token, so an example's output depends on how far
-//      its batch is padded (LRA pads every example to 2000).
-// What stays: shared QK, angular LSH (argmax over [xR, -xR]), the stable sort
-// by (bucket, position), rounds combined by softmax_r(logsumexp_r), no
-// gradient through the hashing.  LRA ran n_hashes 1: pass --hashes 1 for its
-// setting (the knob's default, 4, is the paper's).  docs/reformer/ablation.md
-// measures each point on ListOps.
+// --form 1 is LRA's Reformer, six departures from the paper's form above: what
+// they are, why, and the two pieces of it that are its own (the chunk geometry,
+// the padded input) are in attention/reformer_lra.cpp.
 #include <cmath>
 
 #include "attention/reformer.h"
@@ -85,8 +61,6 @@ IntTensor lsh_buckets(const Tensor& vecs, const Tensor& rotations, int64_t round
 
 namespace {
 
-int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
-
 class ReformerAttention : public Attention {
  public:
   explicit ReformerAttention(const AttentionConfig& c) : Attention(c) {
@@ -95,8 +69,8 @@ class ReformerAttention : public Attention {
     hashes_ = knob_int("hashes");
     buckets_ = knob_int("buckets");
     if (buckets_ % 2) fail("--buckets " + std::to_string(buckets_) + " must be even (0 = sequence length / bucket size)");
-    if (knob_int("form") == 1) f_ = {true, true, true, true, true, true};
-    max_buckets_ = f_.lra_chunks ? lra_buckets() : buckets_for(round_up(c.max_len, chunk_), chunk_);
+    f_ = reformer_form(knob_int("form"));
+    max_buckets_ = f_.lra_chunks ? lra_buckets(buckets_) : buckets_for(round_up(c.max_len, chunk_), chunk_);
     rotations_ = register_buffer("rotations", Tensor::randn({c.head_dim(), hashes_ * max_buckets_ / 2}));
   }
 
@@ -194,18 +168,6 @@ class ReformerAttention : public Attention {
     Tensor round_w;                            // [G,Np,R]
   };
 
-  // Which of LRA's choices are on (all of them with --form 1, none with --form 0).
-  struct Form {
-    bool fixed_rotations = false;  // the buffer's rotations in training too
-    bool self_allowed = false;     // no -5e4 self score
-    bool raw_keys = false;         // keys are the queries, not unit-normalised
-    bool scale_up = false;         // scores x sqrt(d) instead of / sqrt(d)
-    bool lra_chunks = false;       // buckets chunks of (N padded by 1..buckets)/buckets rows
-    bool no_mask = false;          // padding is attended and hashed like any token
-  };
-
-  int64_t lra_buckets() const { return buckets_ > 0 ? buckets_ : 10; }
-
   int64_t buckets_for(int64_t padded_len, int64_t chunk) const {
     if (buckets_ > 0) return buckets_;
     int64_t nb = padded_len / chunk;
@@ -245,16 +207,16 @@ class ReformerAttention : public Attention {
     if (key_pad.defined() && key_pad.shape() != Shape{B, N})
       fail("reformer: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
            std::to_string(N) + "]");
-    if (f_.lra_chunks) {  // LRA: pad by 1..nb rows (N % nb == 0 still adds nb), then nb chunks per round
-      p.nb = lra_buckets(), p.C = p.nb, p.Np = N + p.nb - N % p.nb, p.cs = p.Np / p.C;
+    if (f_.lra_chunks) {  // LRA: --buckets chunks of the input padded by 1..nb rows (reformer_lra.cpp)
+      LshGeometry gm = lra_geometry(N, buckets_);
+      p.nb = gm.nb, p.C = gm.C, p.Np = gm.Np, p.cs = gm.cs;
     } else {
       p.cs = std::min(chunk_, N);  // chunk size: a sequence shorter than a chunk is one chunk, not padded
       p.Np = round_up(N, p.cs), p.C = p.Np / p.cs, p.nb = buckets_for(p.Np, p.cs);
     }
     p.ck = p.C > 1 ? 2 * p.cs : p.cs;
     if (f_.no_mask) {  // LRA pads the input with zero rows, so added rows project to the biases
-      Tensor xp = p.Np > N ? concat({x, Tensor::zeros({B, p.Np - N, cfg_.dim})}, 1) : x;
-      auto h = proj_->project(xp);
+      auto h = proj_->project(lra_padded_input(x, p.Np));
       p.qk = reshape(h.q, {G, p.Np, d}), p.v = reshape(h.v, {G, p.Np, d});
     } else {
       auto h = proj_->project(x);  // q = k, v [B,H,N,d]
@@ -327,7 +289,7 @@ class ReformerAttention : public Attention {
   std::shared_ptr<QKVProjection> proj_;
   Tensor rotations_;  // [d, hashes * max_buckets/2], the evaluation rotations
   int64_t chunk_, hashes_, buckets_, max_buckets_;
-  Form f_;
+  ReformerForm f_;
 };
 
 RegisterAttention reg({"reformer",

@@ -9,9 +9,8 @@
 // the few rows it needs into a scratch buffer, runs two small sgemms, and adds
 // the result straight into the query rows.  Backward recomputes the scores from
 // the saved log-sum-exp (as FlashAttention does), so memory stays O(N) per head.
-//
-// The second half declares the pieces of each variant that the tests check
-// directly; each is defined in its variant's file.
+// (Each variant's own pieces, LSH buckets, k-means, Sinkhorn, are declared in
+// its own header: attention/reformer.h, routing.h, sinkhorn.h.)
 #pragma once
 #include <vector>
 
