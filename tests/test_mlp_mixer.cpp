@@ -40,41 +40,11 @@ void check_padding_ignored(Attention& m, const Tensor& x, const Tensor& pad) {
   for (int64_t i = 0; i < y1.numel(); ++i) REQUIRE(std::isfinite(y2.data()[i]));
 }
 
-// Re(F_n X F_D) with explicit DFT matrices: C_n X C_D - S_n X S_D, where
-// F = C - iS, C[j,l] = cos(2 pi jl/n), S[j,l] = sin(2 pi jl/n).  x [n,D].
-Tensor dft_real_2d(const Tensor& x, bool ortho) {
-  int64_t n = x.size(0), D = x.size(1);
-  auto mats = [](int64_t k, Tensor& c, Tensor& s) {
-    c = Tensor::empty({k, k}), s = Tensor::empty({k, k});
-    for (int64_t j = 0; j < k; ++j)
-      for (int64_t l = 0; l < k; ++l) {
-        double a = 2.0 * M_PI * double((j * l) % k) / double(k);
-        c.data()[j * k + l] = float(std::cos(a)), s.data()[j * k + l] = float(std::sin(a));
-      }
-  };
-  Tensor cn, sn, cd, sd;
-  mats(n, cn, sn);
-  mats(D, cd, sd);
-  Tensor y = sub(matmul(matmul(cn, x), cd), matmul(matmul(sn, x), sd));
-  return ortho ? mul_scalar(y, float(1.0 / std::sqrt(double(n * D)))) : y;
-}
-
-// FNet's reference: per example, zero the padded rows and transform over N
-// (or over the example's own length, the rows after it giving 0).
+// FNet's reference form (mlp_mixer/fnet.cpp: the DFT as products of cos and sin matrices,
+// per example over N or its own length), which fourier_real (FFTW) must equal.
 Tensor fnet_reference(const Tensor& x, const Tensor& pad, bool own_length, bool ortho) {
-  int64_t B = x.size(0), N = x.size(1), D = x.size(2);
-  Tensor xz = pad.defined() ? mul(x, keep_of(pad)) : x;
-  std::vector<Tensor> outs;
-  for (int64_t b = 0; b < B; ++b) {
-    Tensor xb = reshape(narrow(xz, 0, b, 1), {N, D});
-    int64_t n = N;
-    if (pad.defined() && own_length)
-      while (n > 0 && pad.data()[b * N + n - 1] != 0) --n;
-    Tensor yb = dft_real_2d(narrow(xb, 0, 0, n), ortho);
-    if (n < N) yb = concat({yb, Tensor::zeros({N - n, D})}, 0);
-    outs.push_back(reshape(yb, {1, N, D}));
-  }
-  return concat(outs, 0);
+  auto m = make_attention("fnet", config(x.size(2), x.size(1), {{"own_length", own_length}, {"ortho", ortho}}));
+  return m->reference(x, pad);
 }
 
 }  // namespace
