@@ -38,6 +38,17 @@ class BigBirdAttention : public BlockSparseAttention {
     seeds_ = register_buffer("random_seed", seeds);
   }
 
+  // The reference form: each head's block rule (block_kinds) over all N x N entries, then softmax attention.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = x.size(1), H = cfg_.heads, nb = blocks(N);
+    std::vector<Tensor> heads;
+    for (int64_t h = 0; h < H; ++h) {
+      std::vector<uint8_t> kind = block_kinds(nb, h);  // [nb,nb]: query block i sees key block j when nonzero
+      heads.push_back(mask_from_rule(N, [&](int64_t i, int64_t j) { return kind[size_t(i / b_ * nb + j / b_)] != 0; }));
+    }
+    return masked_attention(*proj_, x, reshape(concat(heads, 0), {H, N, N}), key_pad, cfg_.dropout, is_training());
+  }
+
  protected:
   Layouts layouts(int64_t n) override {
     int64_t nb = blocks(n);
@@ -51,18 +62,6 @@ class BigBirdAttention : public BlockSparseAttention {
     return cache_[key] = L;
   }
   std::vector<std::string> legend() const override { return {"global", "window", "random"}; }
-
- public:
-  // The reference form: each head's block rule (block_kinds) over all N x N entries, then softmax attention.
-  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
-    int64_t N = x.size(1), H = cfg_.heads, nb = blocks(N);
-    std::vector<Tensor> heads;
-    for (int64_t h = 0; h < H; ++h) {
-      std::vector<uint8_t> kind = block_kinds(nb, h);  // [nb,nb]: query block i sees key block j when nonzero
-      heads.push_back(mask_from_rule(N, [&](int64_t i, int64_t j) { return kind[size_t(i / b_ * nb + j / b_)] != 0; }));
-    }
-    return masked_attention(*proj_, x, reshape(concat(heads, 0), {H, N, N}), key_pad, cfg_.dropout, is_training());
-  }
 
  private:
   // Which key blocks query block i of head h sees, [nb,nb]: the first and last query blocks see

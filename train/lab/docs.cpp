@@ -184,7 +184,7 @@ std::string impl_table(const std::vector<JsonObject>& rows, const std::string& n
   md << "Measured speed and peak memory of the two forms (`OMP_NUM_THREADS=1 IMPLS=\"fast reference\" bench/variants.sh " << path
      << " \"\" \"1024 4096\"`: `attnzoo bench --batch 2 --dim 128 --heads 4 --layers 2 --ffn 256 --impl fast|reference`, one "
         "thread, on " << cpu << ", Highway target " << simd
-     << ", one run per cell while other jobs shared the machine):\n\n"
+     << ", one run per cell, the machine otherwise idle):\n\n"
      << "| N | fast steps/s | reference steps/s | fast / reference | fast peak MB | reference peak MB |\n"
      << "|---:|---:|---:|---:|---:|---:|\n";
   for (int64_t n : {1024, 4096}) {
