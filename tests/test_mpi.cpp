@@ -227,6 +227,15 @@ TEST_CASE("rows_of and slice_rows in one process") {
   CHECK(std::vector<int32_t>(b.tokens.begin() + 6, b.tokens.begin() + 18) == s.tokens);
   CHECK(std::vector<int32_t>(b.labels.begin() + 1, b.labels.begin() + 3) == s.labels);
   CHECK_THROWS(dist::slice_rows(b, 3, 2));
+  // every per-example field: a token task's targets, a pair task's second sequences and their padding
+  b.N2 = 3;
+  for (int i = 0; i < 4 * 6; ++i) b.targets.push_back(i % 5 ? i : kIgnoreTarget);
+  for (int i = 0; i < 4 * 3; ++i) b.tokens2.push_back(100 + i), b.pad_mask2.push_back(float(i % 3 == 2));
+  s = dist::slice_rows(b, 1, 2);
+  CHECK(s.N2 == 3);
+  CHECK(std::vector<int32_t>(b.targets.begin() + 6, b.targets.begin() + 18) == s.targets);
+  CHECK(std::vector<int32_t>(b.tokens2.begin() + 3, b.tokens2.begin() + 9) == s.tokens2);
+  CHECK(std::vector<float>(b.pad_mask2.begin() + 3, b.pad_mask2.begin() + 9) == s.pad_mask2);
 }
 
 // ---- two ranks under mpirun ----------------------------------------------------------
@@ -259,6 +268,51 @@ TEST_CASE("2 ranks follow the one-process trajectory, and checkpoints move betwe
   REQUIRE(sh(one + "eval --ckpt " + dir + "/a/best.ckpt", &e1) == 0);
   REQUIRE(sh(two + "eval --ckpt " + dir + "/a/best.ckpt", &e2) == 0);
   CHECK(e1 == e2);
+  fs::remove_all(dir);
+}
+
+// Token tasks (a target per position: mqar, lm) and a pair task (retrieval: a second
+// sequence with its own padding) carry fields a sequence task has not; every one must
+// reach each rank's rows, and the gradients be weighted by the scored positions.
+TEST_CASE("2 ranks follow the one-process trajectory on token tasks (mqar, lm) and a pair task (retrieval)") {
+  if (!mpi_ready()) return;
+  std::string dir = temp_dir(), out;
+  // A small retrieval corpus, written here: documents of many lengths, so the second sequences pad.
+  Rng r(3);
+  for (const char* split : {"train", "eval", "test"}) {
+    std::ofstream f(dir + "/pairs." + split + ".tsv");
+    for (int i = 0; i < 48; ++i) {
+      auto doc = [&] {
+        std::string d;
+        for (int64_t n = 5 + r.randint(50); n > 0; --n) d += char('a' + r.randint(26));
+        return d;
+      };
+      f << (i % 2) << "\tA" << i << "\tB" << i << "\t" << doc() << "\t" << doc() << "\n";
+    }
+  }
+  const std::string common = " --model full --steps 6 --batch 8 --dim 16 --heads 2 --layers 1 --ffn 32 --lr 3e-3"
+                             " --warmup 2 --eval-every 3 --log-every 3 --eval-limit 32 --quiet --out ";
+  const std::vector<std::pair<std::string, std::string>> tasks = {
+      {"mqar", "train --task mqar --seq-len 32 --pairs 4 --vocab 32 --n-train 200 --n-val 40 --n-test 40"},
+      {"lm", "train --task lm --causal --seq-len 64"},
+      {"retrieval", "train --task retrieval --data " + dir + "/pairs --seq-len 64 --baselines 0"}};
+  const std::string one = "OMP_NUM_THREADS=1 " + serial_bin() + " ", two = mpirun() + mpi_bin() + " ";
+  for (auto& [name, args] : tasks) {
+    CAPTURE(name);
+    REQUIRE(sh(one + args + common + dir + "/" + name + "-1", &out) == 0);
+    INFO(out);
+    REQUIRE(sh(two + args + common + dir + "/" + name + "-2", &out) == 0);
+    check_same_run(dir + "/" + name + "-1/last.ckpt", dir + "/" + name + "-2/last.ckpt");
+    std::string e1, e2;  // sharded evaluation: the same result line (each rank prints the task's data notes)
+    REQUIRE(sh(one + "eval --ckpt " + dir + "/" + name + "-1/best.ckpt", &e1) == 0);
+    REQUIRE(sh(two + "eval --ckpt " + dir + "/" + name + "-1/best.ckpt", &e2) == 0);
+    auto last_line = [](std::string t) {
+      while (!t.empty() && t.back() == '\n') t.pop_back();
+      return t.substr(t.rfind('\n') + 1);
+    };
+    CHECK(last_line(e1).find("test ") == 0);
+    CHECK(last_line(e1) == last_line(e2));
+  }
   fs::remove_all(dir);
 }
 

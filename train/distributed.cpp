@@ -197,8 +197,9 @@ Batch slice_rows(const Batch& b, int64_t first, int64_t rows) {
     return std::decay_t<decltype(v)>(v.begin() + first * per, v.begin() + (first + rows) * per);
   };
   Batch s;
-  s.B = int(rows), s.N = b.N, s.patch_dim = b.patch_dim;
+  s.B = int(rows), s.N = b.N, s.patch_dim = b.patch_dim, s.N2 = b.N2;
   s.tokens = cut(b.tokens), s.pad_mask = cut(b.pad_mask), s.labels = cut(b.labels), s.patches = cut(b.patches);
+  s.tokens2 = cut(b.tokens2), s.pad_mask2 = cut(b.pad_mask2), s.targets = cut(b.targets);
   return s;
 }
 
@@ -217,30 +218,33 @@ bool GradientAverager::buffers_changed() const {
   return false;
 }
 
-StepTotals GradientAverager::reduce(int64_t rows, int64_t global_rows, double local_loss_sum, double local_correct) {
-  if (size() == 1) return {local_loss_sum, local_correct, rows};
-  // [grad_0 * rows | grad_1 * rows | ... | has-grad flag per parameter | loss sum | correct | buffers changed]
+StepTotals GradientAverager::reduce(int64_t rows, int64_t terms, double local_loss_sum, double local_correct) {
+  if (size() == 1) return {local_loss_sum, double(terms), local_correct, rows};
+  // [grad_0 * terms | grad_1 * terms | ... | has-grad flag per parameter | loss sum | correct | terms | rows |
+  //  buffers changed]; a rank with no loss term (no scored position) adds nothing
   size_t n = 0;
   for (auto& p : params_) n += size_t(p.tensor.numel());
   const size_t np = params_.size();
-  flat_.assign(n + np + 3, 0.0f);
+  flat_.assign(n + np + 5, 0.0f);
   size_t at = 0;
   for (size_t i = 0; i < np; ++i) {
     const Tensor& t = params_[i].tensor;
-    if (t.has_grad()) {
+    if (t.has_grad() && terms > 0) {
       const float* g = t.grad_data();
-      for (int64_t j = 0; j < t.numel(); ++j) flat_[at + size_t(j)] = g[j] * float(rows);
+      for (int64_t j = 0; j < t.numel(); ++j) flat_[at + size_t(j)] = g[j] * float(terms);
       flat_[n + i] = 1;
     }
     at += size_t(t.numel());
   }
-  flat_[n + np] = float(local_loss_sum);
+  flat_[n + np] = terms > 0 ? float(local_loss_sum) : 0.0f;
   flat_[n + np + 1] = float(local_correct);
-  flat_[n + np + 2] = buffers_changed() ? 1.0f : 0.0f;
+  flat_[n + np + 2] = float(terms);
+  flat_[n + np + 3] = float(rows);
+  flat_[n + np + 4] = buffers_changed() ? 1.0f : 0.0f;
 
   allreduce_sum(flat_);  // the one collective of the step
 
-  const float inv = 1.0f / float(global_rows);
+  const float inv = flat_[n + np + 2] > 0 ? 1.0f / flat_[n + np + 2] : 0.0f;
   at = 0;
   for (size_t i = 0; i < np; ++i) {
     const Tensor& t = params_[i].tensor;
@@ -250,12 +254,12 @@ StepTotals GradientAverager::reduce(int64_t rows, int64_t global_rows, double lo
     }
     at += size_t(t.numel());
   }
-  if (flat_[n + np + 2] > 0) {  // some rank's forward changed a buffer: everyone takes rank 0's
+  if (flat_[n + np + 4] > 0) {  // some rank's forward changed a buffer: everyone takes rank 0's
     broadcast_from_root(buffers_);
     buffers_seen_.clear();
     for (auto& b : buffers_) buffers_seen_.insert(buffers_seen_.end(), b.tensor.data(), b.tensor.data() + b.tensor.numel());
   }
-  return {double(flat_[n + np]), double(flat_[n + np + 1]), global_rows};
+  return {double(flat_[n + np]), double(flat_[n + np + 2]), double(flat_[n + np + 1]), int64_t(flat_[n + np + 3])};
 }
 
 void check_replicas(const Module& model, const std::string& when) {
@@ -281,7 +285,6 @@ void check_replicas(const Module& model, const std::string& when) {
 }
 
 void DataParallel::split(int64_t global_batch) {
-  global_batch_ = global_batch;
   rows_ = rows_of(global_batch);
   if (size() > 1) batch_shard() = {rows_.first, rows_.rows};  // dropout masks by global example
 }
@@ -300,9 +303,9 @@ Batch DataParallel::shard(const Batch& global, int64_t step) const {
   return size() > 1 ? slice_rows(global, rows_.first, rows_.rows) : global;
 }
 
-StepTotals DataParallel::average(int64_t rows, double local_loss_sum, double local_correct) {
+StepTotals DataParallel::average(int64_t rows, int64_t terms, double local_loss_sum, double local_correct) {
   if (!averager_) fail("DataParallel::average before attach");
-  return averager_->reduce(rows, global_batch_, local_loss_sum, local_correct);
+  return averager_->reduce(rows, terms, local_loss_sum, local_correct);
 }
 
 void DataParallel::share_root_weights(const Module& model) const {

@@ -60,14 +60,19 @@ struct Rows {
   int64_t first = 0, rows = 0;
 };
 Rows rows_of(int64_t global_batch);
-// Those rows of a batch, keeping its N (padding to the whole batch's length
-// keeps every variant, even those whose blocks or chunks depend on N,
-// computing exactly what one process computes for these examples).
+// Those rows of a batch, every per-example field (tokens, padding, labels,
+// patches, per-position targets, a pair task's second sequences), keeping its
+// N and N2 (padding to the whole batch's length keeps every variant, even those
+// whose blocks or chunks depend on N, computing exactly what one process
+// computes for these examples).
 Batch slice_rows(const Batch& b, int64_t first, int64_t rows);
 
-// Sum over the global batch of one step, from every rank.
+// Sum over the global batch of one step, from every rank.  A loss term is an
+// example (sequence tasks) or a scored position (token tasks: mqar, lm).
 struct StepTotals {
-  double loss_sum = 0, correct = 0;
+  double loss_sum = 0;  // mean loss x loss terms, summed
+  double terms = 0;     // loss terms
+  double correct = 0;   // correct predictions, of `terms`
   int64_t examples = 0;
 };
 
@@ -76,16 +81,18 @@ struct StepTotals {
 class GradientAverager {
  public:
   GradientAverager(std::vector<NamedTensor> params, std::vector<NamedTensor> buffers);
-  // local_loss_sum = the local mean loss times rows.  ONE MPI_Allreduce of
-  // [grad_0 * rows | grad_1 * rows | ... | has-grad flags | loss sum | correct],
-  // then each gradient = sum / global_rows: the mean over all examples, also
-  // when ranks held different numbers of rows.  A parameter without a gradient
+  // The local loss is a mean over `terms` loss terms (examples, or scored
+  // positions); local_loss_sum = that mean times terms.  ONE MPI_Allreduce of
+  // [grad_0 * terms | grad_1 * terms | ... | has-grad flags | loss sum | correct |
+  // terms | rows], then each gradient = sum / all terms: the mean over every loss
+  // term of the global batch, as one process takes it, also when ranks held
+  // different numbers of them (a token task's positions differ by example).  A parameter without a gradient
   // on every rank keeps none (as in one process: the optimizer skips it).
   // Buffers a forward pass changed on some rank (routing's k-means centroids,
   // set from the rows each rank saw) then take rank 0's values everywhere, as
   // PyTorch's DDP broadcasts buffers: one MPI_Bcast, on those steps only.
   // One process: returns the local totals and touches nothing.
-  StepTotals reduce(int64_t rows, int64_t global_rows, double local_loss_sum, double local_correct);
+  StepTotals reduce(int64_t rows, int64_t terms, double local_loss_sum, double local_correct);
 
  private:
   bool buffers_changed() const;  // since the last step (a forward pass may set them)
@@ -116,13 +123,12 @@ class DataParallel {
   // ", P processes of R examples per batch" under mpirun, "" alone: for the run's first line.
   std::string describe() const;
   Batch shard(const Batch& global, int64_t step) const;  // this rank's rows (and the fault test hook)
-  StepTotals average(int64_t rows, double local_loss_sum, double local_correct);  // after backward
+  StepTotals average(int64_t rows, int64_t terms, double local_loss_sum, double local_correct);  // after backward
   void check(const Module& model, const std::string& when) const { check_replicas(model, when); }
   void share_root_weights(const Module& model) const;  // rank 0's parameters and buffers everywhere
   void done() const { mark_done(); }
 
  private:
-  int64_t global_batch_ = 0;
   Rows rows_;
   std::unique_ptr<GradientAverager> averager_;
 };

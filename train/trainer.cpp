@@ -395,13 +395,14 @@ Trainer::StepResult Trainer::step() {
     ++step_;
     diverged(e.what(), "lower --lr or --clip");
   }
+  // The loss is a mean over `counted` terms (examples; a token task's scored positions): ranks
+  // weight their gradients by it, so that 2 ranks take the mean one process takes.
   auto [correct, counted] = correct_of(logits, b);
-  double right = counted ? double(correct) / double(counted) * b.B : 0;  // per example, so ranks add up
-  dist::StepTotals sum = dp_.average(b.B, double(loss.item()) * b.B, right);
+  dist::StepTotals sum = dp_.average(b.B, counted, double(loss.item()) * double(counted), double(correct));
   float norm = clip_grad_norm(opt_->params(), tc_.clip);
   ++step_;
-  StepResult r{sum.loss_sum / double(sum.examples), sum.correct / double(sum.examples), norm, sched_.lr(step_),
-               sum.examples * int64_t(b.N)};
+  double terms = std::max(sum.terms, 1.0);
+  StepResult r{sum.loss_sum / terms, sum.correct / terms, norm, sched_.lr(step_), sum.examples * int64_t(b.N)};
   if (!std::isfinite(r.loss) || !std::isfinite(norm)) {
     std::string p = first_nonfinite_grad(*model_);
     diverged("loss " + std::to_string(r.loss) + (p.empty() ? "" : ", first non-finite gradient in '" + p + "'"),
