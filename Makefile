@@ -195,7 +195,7 @@ data: $(BUILD)/attnzoo
 # checkpoints are kept in runs/docs and reused.
 DOC_PATTERNS := local strided global longformer bigbird reformer routing sinkhorn
 docs: $(BUILD)/attnzoo
-	OMP_NUM_THREADS=1 nice -n 10 $(BUILD)/attnzoo docs --out docs/models --runs runs/docs
+	OMP_NUM_THREADS=1 nice -n 10 $(BUILD)/attnzoo docs --out docs/models --tour docs/tour.md --runs runs/docs
 	@for m in $(DOC_PATTERNS); do $(BUILD)/attnzoo pattern --model $$m --seq-len 64 --out docs/patterns/$$m.png || exit 1; done
 	rm -f docs/patterns/*.svg
 

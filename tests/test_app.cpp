@@ -423,3 +423,50 @@ TEST_CASE("export --data-out --split val writes the validation split, batch by b
   }
   CHECK(rows_want(data.splits.val) != rows_want(data.splits.test));  // the two splits differ, so the check can tell
 }
+
+// ---- no write outside the folders named (issue 57) -----------------------------------------
+
+// Every command that writes files, each given an output inside OUT, run from an empty working
+// directory W: afterwards every file under W is under OUT (a default written relative to the
+// working directory, docs' tour or its map runs, would land beside it), a second docs run
+// succeeds, and the source tree's tracked files are as they were.
+TEST_CASE("every command that writes files writes under its output folder alone, and docs runs twice") {
+  namespace fs = std::filesystem;
+  const char* scale = std::getenv("ATTNZOO_TEST_SCALE");
+  if (scale && std::string(scale) == "small") {  // 33 s at full speed: the same commands run in make test
+    MESSAGE("ATTNZOO_TEST_SCALE=small: the output-folder check runs in make test, not here");
+    return;
+  }
+  const std::string repo = fs::current_path().string(), bin = fs::absolute(az::test::attnzoo_bin()).string();
+  az::test::TempDir w("az_outputs");
+  const std::string W = w.path, O = W + "/out";
+  std::string before, after, out;
+  az::test::run_shell("git -C " + repo + " status --porcelain --untracked-files=no 2>&1", &before);
+  auto run = [&](const std::string& args) {
+    INFO(args);
+    int rc = az::test::run_shell("cd " + W + " && OMP_NUM_THREADS=1 timeout -k 5 600 " + bin + " " + args + " 2>&1", &out);
+    INFO(out);
+    CHECK(rc == 0);
+  };
+  run("train --task listops --model full --steps 2 --dim 16 --heads 2 --layers 1 --ffn 32 --eval-limit 32 --quiet --out " + O + "/train");
+  run("pattern --model local --seq-len 16 --out " + O + "/pattern.png");
+  run("attnmap --ckpt " + O + "/train/best.ckpt --index 0 --out " + O + "/map.png");
+  run("export --ckpt " + O + "/train/best.ckpt --out " + O + "/model.safetensors");
+  run("plot --run " + O + "/train --out " + O + "/plot");
+  run("data listops --out " + O + "/listops");
+  run("recall --out " + O + "/recall --models full --points 16:2 --dims 16 --lrs 3e-3 --seeds 1 --steps 2 --no-state");
+  run("lra --preset quick --models full --tasks listops --steps-scale 0.01 --out " + O + "/lra");
+  const std::string docs = "docs --out " + O + "/docs --src " + repo + " --steps 2 --bench " + repo +
+                           "/docs/bench/variants.jsonl --lra-bench " + repo + "/docs/lra/mini3/bench.jsonl --impl-bench " +
+                           repo + "/docs/bench/impl.jsonl";
+  run(docs);
+  run(docs);  // again: the map runs are reused, nothing refuses
+  CHECK(fs::exists(O + "/docs/tour.md"));
+  for (auto& e : fs::recursive_directory_iterator(W)) {
+    std::string p = e.path().string();
+    INFO(p);
+    CHECK((p == O || p.rfind(O + "/", 0) == 0));
+  }
+  az::test::run_shell("git -C " + repo + " status --porcelain --untracked-files=no 2>&1", &after);
+  CHECK(before == after);
+}

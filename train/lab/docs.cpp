@@ -754,7 +754,9 @@ int cmd_docs(const std::vector<std::string>& args) {
                  "    --maps train: train a tiny ListOps model per variant (a few\n"
                  "  seconds each, one thread; checkpoints kept in --runs and reused while the command is the\n"
                  "  same, unless --fresh) and draw its map; keep: leave the map pictures as they are.\n"
-                 "  Records of the map runs: OUT/maps.jsonl.\n"), 0;
+                 "  Records of the map runs: OUT/maps.jsonl.  Given --out DIR, it writes under DIR alone: the pages,\n"
+                 "  the tour (DIR/tour.md) and the map runs (DIR/runs), unless --tour or --runs name other places;\n"
+                 "  without --out: docs/models, docs/tour.md and runs/docs.  A second run reuses the map runs.\n"), 0;
   Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "impl-bench", "tour", "bin"},
           {"fresh"});
   DocsOptions o;
@@ -762,12 +764,15 @@ int cmd_docs(const std::vector<std::string>& args) {
   o.src = f.str("src", ".");
   o.maps = f.str("maps", "train");
   o.steps = f.integer("steps", 300);
-  o.runs = f.str("runs", "runs/docs");
+  // Everything a command given --out writes stays under it: the tour and the map runs too, unless
+  // --tour and --runs say otherwise (make docs names docs/tour.md and runs/docs).
+  const bool own_out = f.has("out");
+  o.runs = f.str("runs", own_out ? (fs::path(o.out) / "runs").string() : "runs/docs");
   o.bench = f.str("bench", "docs/bench/variants.jsonl");
   o.lra = f.str("lra", "auto");
   o.lra_bench = f.str("lra-bench", "docs/lra/mini3/bench.jsonl");
   o.impl_bench = f.str("impl-bench", "docs/bench/impl.jsonl");
-  std::string tour = f.str("tour", "docs/tour.md");
+  std::string tour = f.str("tour", own_out ? (fs::path(o.out) / "tour.md").string() : "docs/tour.md");
   o.fresh = f.on("fresh");
   std::error_code ec;
   o.bin = f.str("bin", fs::read_symlink("/proc/self/exe", ec).string());
