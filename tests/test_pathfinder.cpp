@@ -431,6 +431,35 @@ TEST_CASE("pathfinder lra: one drawn curve holds both markers exactly when the l
   }
 }
 
+// The law's figures carry the standard error of their mean, sd / sqrt(n) with the sample sd:
+// eight hand-made 4x4 images with 0, 2, .., 14 black pixels (the rest white) have 7 black pixels
+// on average, sample sd sqrt(24), so a standard error of sqrt(24 / 8) = sqrt(3).  Reporting the sd
+// (no division by sqrt(n)) would loosen the in-law check above by sqrt(n).
+TEST_CASE("pathfinder_law: each figure's standard error is the sample sd / sqrt(n), on images of known spread") {
+  Dataset ds;
+  ds.vocab_size = 257, ds.num_classes = 2, ds.class_names = {"0", "1"}, ds.height = 4, ds.width = 4, ds.channels = 1;
+  for (int i = 0; i < 8; ++i) {
+    std::vector<int32_t> img(16, 256);                     // white: pixel 255, token 256
+    for (int p = 0; p < 2 * i; ++p) img[size_t(p)] = 1;    // black: pixel 0, token 1
+    ds.seqs.push_back(img);
+    ds.labels.push_back((i / 2) % 2);
+  }
+  std::vector<LawStat> law = pathfinder_law(ds);
+  auto find = [&](const std::string& name) {
+    for (const LawStat& s : law)
+      if (s.name == name) return s;
+    FAIL("no figure named " << name);
+    return LawStat{};
+  };
+  LawStat black = find("pixels at 0"), white = find("pixels at 204..255");
+  CHECK(black.mean == doctest::Approx(7.0));
+  CHECK(black.se == doctest::Approx(std::sqrt(3.0)).epsilon(1e-9));
+  CHECK(white.mean == doctest::Approx(9.0));
+  CHECK(white.se == doctest::Approx(std::sqrt(3.0)).epsilon(1e-9));
+  // the mean pixel value: 255 (16 - z) / 16 for z black pixels, the same spread scaled by 255 / 16
+  CHECK(find("mean pixel value").se == doctest::Approx(std::sqrt(3.0) * 255.0 / 16.0).epsilon(1e-9));
+}
+
 TEST_CASE("pathfinder lra: in law with snakes2.py under OpenCV") {
   // Reference: 4,000 images (two batches, seeds 1 and 2) from
   // drewlinsley/pathfinder's snakes2.py at commit ab9c130 with LRA's

@@ -117,3 +117,25 @@ TEST_CASE("recall sweep: bad flags are refused in one line") {
   CHECK(run_cli("recall --seeds 0 --out " + d.path, &out) != 0);
   CHECK(contains(out, "--seeds must be in 1..20"));
 }
+
+// A causal model without a decoding state (the mixer re-runs its prefix for every token) is
+// recorded with state -1, kept off the state chart, and named as such; full attention's KV cache
+// is measured beside it.
+TEST_CASE("recall sweep: a causal model without a decoder (the mixer) records no state, and the report says so") {
+  TempDir d("az_recall_mixer");
+  std::string out;
+  REQUIRE_MESSAGE(run_cli("recall --models mixer,full --points 16:2 --dims 16 --lrs 1e-2 --seeds 1 --steps 5 "
+                          "--state-point 16:2 --no-state --train-args='--n-train 32 --n-val 16 --n-test 16 --vocab 24 "
+                          "--batch 8 --layers 1 --eval-every 5' --out " + d.path,
+                          &out) == 0,
+                  out);
+  auto rows = read_jsonl(d / "results.jsonl");
+  REQUIRE(rows.size() == 2);
+  for (auto& r : rows) {
+    CHECK(json_text(r, "causal") == "true");
+    if (json_text(r, "model") == "mixer") CHECK(json_number(r, "state_bytes", 0) == -1);
+    else CHECK(json_number(r, "state_bytes", -1) > 0);
+  }
+  std::string md = read(d / "results.md");
+  CHECK(contains(md, "Causal but without an incremental state (generation re-runs the whole prefix for every token): mixer."));
+}

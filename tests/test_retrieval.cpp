@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -42,12 +43,13 @@ const char* kSections[3] = {"2", "3", "7"};
 // (and mentions them in the body), plus one page outside the corpus; the
 // body is filler of a length that varies with i.  Aliases: a symlink, a .so
 // page and a byte-identical copy.
-void make_tree(const std::string& root, int n) {
+// words(i): the body's length in words (default: 20 + (37 i mod 150)).
+void make_tree(const std::string& root, int n, const std::function<int(int)>& words = {}) {
   auto id = [&](int i) { return "p" + std::to_string(i % n); };
   auto sec = [&](int i) { return std::string(kSections[(i % n) % 3]); };
   for (int i = 0; i < n; ++i) {
     std::string body;
-    for (int k = 0; k < 20 + (i * 37) % 150; ++k) body += "word" + std::to_string((i * 7 + k) % 50) + " ";
+    for (int k = 0; k < (words ? words(i) : 20 + (i * 37) % 150); ++k) body += "word" + std::to_string((i * 7 + k) % 50) + " ";
     if (i == 0) body += "Unlike p10(3), it ...\n";  // a body-only reference: a link with links_from_body
     std::string page = ".\\\" a comment\n.TH " + id(i) + " " + sec(i) + "\n.SH NAME\n" + id(i) + " \\- page " +
                        std::to_string(i) + "\n.SH DESCRIPTION\n" + body + "\nSee \\fB" + id(i + 1) + "\\fP(" +
@@ -277,6 +279,27 @@ TEST_CASE("pairs: linked positives, unlinked matched negatives, disjoint splits,
     CHECK(az::build_retrieval(opt).group != d.group);
     opt.seed = 0;
   }
+}
+
+// LRA's law for Retrieval's negatives: the negative partner of a positive (a, b) is drawn near b's
+// length, not a's, so that length tells nothing.  Here every link joins a short page (even i) to a
+// long one (odd i: SEE ALSO cites i+1 and i+3), so every positive pair is short with long; drawn by
+// b's length the negatives are too, drawn by a's they would be short with short or long with long.
+TEST_CASE("pairs: each negative is matched to the length of the positive partner, not the anchor's") {
+  TempDir dir("az_retrieval_len");
+  make_tree(dir.path, 120, [](int i) { return i % 2 ? 400 : 20; });
+  az::RetrievalData d = az::build_retrieval(tree_options(dir.path));
+  const az::ManCorpus& c = d.corpus;
+  auto is_long = [&](int32_t p) { return c.pages[size_t(p)].text.size() > 1000; };
+  size_t mixed[2] = {0, 0}, count[2] = {0, 0};
+  for (int g = 0; g < 3; ++g)
+    for (const az::RetrievalPair& p : d.pairs[g]) {
+      mixed[p.label] += is_long(p.doc1) != is_long(p.doc2);
+      count[p.label]++;
+    }
+  REQUIRE(count[0] > 30);
+  CHECK(mixed[1] == count[1]);            // the tree's law: every link is short with long
+  CHECK(mixed[0] >= count[0] * 9 / 10);   // the negatives follow the partner's length
 }
 
 TEST_CASE("max_bytes cuts the Datasets' documents and counts them, pairing unchanged") {

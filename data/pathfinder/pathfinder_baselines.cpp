@@ -271,8 +271,9 @@ std::vector<LawStat> pathfinder_law(const Dataset& ds, const ShortcutOptions& op
                                  "label 0: ink", "label 1: ink", "label 0: marker distance", "label 1: marker distance"};
   std::vector<LawStat> out;
   for (size_t k = 0; k < 10; ++k) {
-    const double n = std::max(1.0, cnt[k]), m = s1[k] / n;
-    out.push_back({names[k], m, std::sqrt(std::max(0.0, s2[k] / n - m * m) / n)});
+    // the standard error of the mean: the sample standard deviation (n - 1) over sqrt(n)
+    const double n = std::max(1.0, cnt[k]), m = s1[k] / n, var = std::max(0.0, s2[k] - n * m * m) / std::max(1.0, n - 1);
+    out.push_back({names[k], m, std::sqrt(var / n)});
   }
   Splits halves;
   for (Dataset* d : {&halves.train, &halves.test}) {
