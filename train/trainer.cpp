@@ -120,6 +120,18 @@ std::vector<int32_t> present_targets(const Batch& b) {
 }
 }  // namespace
 
+// The task's data, on every rank.  Under mpirun rank 0 loads it first, then the others: a task
+// that prepares its data on first use (text's npm fetch into data_cache) would otherwise have
+// every rank writing the same cache folder at once.  A failure on rank 0 ends the job (MPI_Abort).
+static TaskData load_task_in_turn(const TrainConfig& tc, const std::string& model, std::optional<int64_t> seq_len) {
+  if (dist::size() == 1) return load_task(tc, model, seq_len);
+  TaskData d;
+  if (dist::is_root()) d = load_task(tc, model, seq_len);
+  dist::all_equal(0);  // a barrier: the other ranks load once rank 0's data is in place
+  if (!dist::is_root()) d = load_task(tc, model, seq_len);
+  return d;
+}
+
 Tensor scored_logits(SequenceClassifier& model, const Batch& b) {
   if (model.config().head != Head::kToken) return model.forward(b);
   size_t present = 0;
@@ -208,7 +220,7 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
   metric_ = task_info(tc_.task).metric;
   dp_.split(tc_.batch);
   if (tc_.out.empty()) tc_.out = "runs/" + tc_.task + "-" + mc_.model;
-  data_ = load_task(tc_, mc_.model, ro_.seq_len);
+  data_ = load_task_in_turn(tc_, mc_.model, ro_.seq_len);
   apply_task_shape(mc_, data_.shape);
   check_classes(tc_, data_.splits.train, ro_.resume.empty() ? "" : ro_.resume);
   tc_.class_names = data_.splits.train.class_names;
@@ -522,7 +534,7 @@ EvalResult evaluate_checkpoint(const std::string& ckpt, const std::string& split
   TrainConfig tc = TrainConfig::from_map(c.train_config);
   ModelConfig mc = ModelConfig::from_map(c.model_config);
   if (!data_override.empty()) tc.data = data_override;
-  TaskData data = load_task(tc, mc.model, mc.max_len);
+  TaskData data = load_task_in_turn(tc, mc.model, mc.max_len);
   apply_task_shape(mc, data.shape);
   check_classes(tc, data.splits.train, ckpt);
   SequenceClassifier model(mc);
