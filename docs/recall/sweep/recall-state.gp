@@ -1,6 +1,8 @@
 # recall-state.svg and recall-state.png, written by attnzoo; rerun with `gnuplot recall-state.gp` in this folder.
 $s0 << EOD
+131584 98.65
 263168 99.7437
+526336 99.7687
 EOD
 $s1 << EOD
 263168 99.7375
