@@ -18,6 +18,9 @@
 // Paper: Zaheer et al. 2020, "Big Bird: Transformers for Longer Sequences"
 // (ITC form; HF modeling_big_bird block_sparse: window of 3 blocks, first and
 // last block global, random blocks exclude window and global ones, per head).
+//
+// forward() runs the block-sparse kernel (kernels/blocksparse.h) on these layouts;
+// reference() states the same block rule over all N x N entries.
 #include <algorithm>
 #include <map>
 

@@ -11,6 +11,9 @@
 // N d).  N not divisible by c: the last block is zero-filled.  Padding:
 // padded keys and values are zeroed before the convolution, and a slot with
 // no real position is excluded.  No causal form (a slot mixes later positions).
+//
+// forward() runs the fused softmax (kernels/kernel_util.h); reference() writes
+// the same attention over the M slots in composed ops.
 #include <cmath>
 
 #include "attention/common.h"

@@ -9,6 +9,9 @@
 // exactly row-stochastic (each row sums to sum_t rho_q_it = 1), but it is never
 // formed: rho_k(K)^T V is d x d, so the cost is N d^2 per head.  No causal form
 // (the softmax over positions sees every key).
+//
+// forward() uses the fused position softmax (kernels/kernel_util.h);
+// reference() writes both softmaxes with the plain softmax op.
 #include "attention/common.h"
 #include "attention/kernels/kernel_util.h"
 

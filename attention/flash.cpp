@@ -14,6 +14,8 @@
 // Time is still N^2 d, memory N d.  Work runs in parallel over (batch, head);
 // each tile is the shared tile engine's (attention/kernels/tile.h): single-threaded GEMMs,
 // vector row kernels, and attention dropout with full attention's mask.
+//
+// reference() writes the recurrence above in composed ops, key block by key block.
 #include <omp.h>
 
 #include <cmath>

@@ -20,6 +20,9 @@
 // Papers: Ainslie et al. 2020 (ETC), Zaheer et al. 2020 (BigBird), Beltagy et
 // al. 2020 (Longformer); pattern as in xformers' global_tokens mask (global
 // rows and global columns, nothing else).
+//
+// forward() runs the block-sparse kernel (kernels/blocksparse.h);
+// reference() states the rule over all N x N entries.
 #include <map>
 
 #include "attention/kernels/blocksparse.h"

@@ -12,6 +12,9 @@
 // --proj-k (k, capped at max_len), --share-kv (F = E), --share-heads (one E, F
 // for all heads, as xformers; else one per head).  No causal form: every
 // projected key mixes all positions.
+//
+// forward() runs the fused softmax (kernels/kernel_util.h); reference() writes
+// the formula in composed ops.
 #include <algorithm>
 #include <cmath>
 

@@ -18,6 +18,9 @@
 // Causal form (--causal, --globals 0): the local and dilated heads see only
 // the keys before them (-w <= k <= 0), as the paper's autoregressive
 // character-level model does; global tokens, which read every position, have none.
+//
+// forward() runs the block-sparse kernel (kernels/blocksparse.h);
+// reference() states each head's rule over all N x N entries.
 #include <cstdlib>
 #include <map>
 

@@ -25,6 +25,9 @@
 // --form 1 is LRA's Reformer, six departures from the paper's form above: what
 // they are, why, and the two pieces of it that are its own (the chunk geometry,
 // the padded input) are in attention/reformer_lra.cpp.
+//
+// forward() runs the chunk kernel (kernels/cluster_util.h); reference() writes
+// the algorithm above in composed ops (gather, attend, scatter back).
 #include <cmath>
 
 #include "attention/reformer.h"

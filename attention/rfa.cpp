@@ -17,6 +17,9 @@
 // one key's worth of kernel mass; we use exactly 1).  W is a registered buffer
 // redrawn every --redraw training steps like the Performer's, fixed in eval.
 // The paper's optional recency gate is not implemented.
+//
+// forward() runs the fused features and kernel (kernels/kernel_util.h);
+// reference() writes the features and the linear attention in composed ops.
 #include <cmath>
 #include <cstring>
 

@@ -21,6 +21,9 @@
 // ranked last, so clusters fill with real tokens first).
 // Deviation: lucidrains also offers a commitment loss pulling q/k toward their
 // centroids; the layer interface has no auxiliary loss, so it is left out.
+//
+// forward() runs the chunk kernel (kernels/cluster_util.h); reference() writes
+// the attention inside each cluster in composed ops (gather, attend, scatter back).
 #include <algorithm>
 #include <cmath>
 #include <limits>

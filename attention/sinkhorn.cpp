@@ -28,6 +28,9 @@
 // tying the layer to one length; we score block pairs with the bilinear form
 // above (as lucidrains' earlier AttentionSortNet did), which works for any N.
 // And the MLP output is used as log-scores directly (no log(relu(.)+eps)).
+//
+// forward() runs the chunk kernel (kernels/cluster_util.h); reference() writes
+// the block mixing and the attention in composed ops.
 #include <cmath>
 
 #include "attention/sinkhorn.h"

@@ -13,6 +13,9 @@
 // layers or heads; here that pairing is the `longformer` variant's head split,
 // and this variant is the dilated half on its own, with the distance bounded
 // by w so the cost stays linear (the paper's unbounded version costs N*N/s).
+//
+// forward() runs the block-sparse kernel (kernels/blocksparse.h);
+// reference() states the rule over all N x N entries.
 #include <cstdlib>
 #include <map>
 

@@ -16,6 +16,9 @@
 // two N x r factors, so the fused softmax_attention computes them in row
 // chunks and stores none of the N x N matrix (memory N d); random mode
 // stores its softmax like full attention.
+//
+// forward() runs the fused softmax for the dense and factorised modes
+// (kernels/kernel_util.h); reference() writes every mode's logits and softmax.
 #include <cmath>
 #include <utility>
 

@@ -26,6 +26,8 @@
 //    padded example's outputs equal those of the unpadded sequence.
 //    own_length 0 transforms the whole padded length, as HF does; it is
 //    consistent only with fixed-length padding (as the FNet paper trains).
+//
+// forward() runs FFTW (fft_op.h); reference() writes the DFT as matrix products.
 #include <cmath>
 #include <utility>
 #include <vector>

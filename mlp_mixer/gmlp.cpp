@@ -16,6 +16,9 @@
 // x + gmlp(LN(x)) and skips its FFN.  Lengths: W_s and b are sized for
 // --seq-len (max_len) and their leading N x N / N part is used.  Padding:
 // padded rows of LN(Z2) are zeroed, i.e. the padded columns of W_s are not used.
+//
+// gMLP has no fused kernel: forward() uses the fused layer norm op, and
+// reference() writes the gating unit with its layer norm spelled out.
 #include "attention/common.h"
 #include "attention/decode/decode.h"
 

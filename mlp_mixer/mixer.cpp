@@ -28,6 +28,9 @@
 // weights are masked triangular, as gMLP masks its spatial weights, so output
 // i depends only on positions <= i.  Cost O(N^2 D) per example, like gMLP's;
 // --token_hidden must then be 0 (= --seq-len).  Decoding re-runs the prefix.
+//
+// forward() runs the fused token MLP (token_mlp.h); reference() writes its two
+// products in composed ops.
 #include "attention/attention.h"
 #include "attention/common.h"
 #include "mlp_mixer/token_mlp.h"
