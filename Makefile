@@ -13,7 +13,18 @@ DEBUG    ?= -g
 TEST_OPT ?= -O0
 CXXFLAGS ?= $(OPT) $(DEBUG) -std=c++17 -fopenmp -Wall -Wextra -Wno-unused-parameter -MMD -MP
 CPPFLAGS += -I. -I/usr/include/stb
-LDLIBS   += -lxsmm -lopenblas -lhwy -lstb -lz -lfftw3f -lpthread -ldl
+# libxsmm (the tile engine's small GEMMs) is x86-only in Debian: XSMM=0 builds
+# without it, every tile product then on OpenBLAS (bench's JSON says "tiles").
+XSMM     ?= 1
+ifeq ($(XSMM),0)
+CPPFLAGS += -DAZ_NO_XSMM
+XSMM_LIB :=
+XSMM_PKG :=
+else
+XSMM_LIB := -lxsmm
+XSMM_PKG := libxsmm-dev
+endif
+LDLIBS   += $(XSMM_LIB) -lopenblas -lhwy -lstb -lz -lfftw3f -lpthread -ldl
 ARFLAGS  = rcs
 # ccache, where installed (make deps installs it): rebuilding sources already
 # compiled once on this machine (a fresh clone, CI after a session, the sanitizer
@@ -61,7 +72,7 @@ EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.cpp=$(BUILD)/examples/%)
 all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPLE_BIN)
 
 # ---- dependencies: Debian packages only, installed when missing -----------
-DEB_PKGS := ccache libopenblas-openmp-dev libhwy-dev libxsmm-dev doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist fortunes \
+DEB_PKGS := ccache libopenblas-openmp-dev libhwy-dev $(XSMM_PKG) doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist fortunes \
             libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev manpages manpages-dev libssl-doc
 deps: $(DEPS_OK)
 # What the benchmarks compare with (not needed to build, train or test): hyperfine for
@@ -77,7 +88,7 @@ $(DEPS_OK): .ci/deps.sh Makefile
 # Objects depend on the compiler and OPT (through a file that changes only when
 # they do), so a new baseline or OPT=... rebuilds them instead of mixing objects
 # built for different CPUs.  (:= fixes the line before target-specific flags.)
-FLAGS_LINE := $(CXX) $(OPT) $(DEBUG) $(TEST_OPT)
+FLAGS_LINE := $(CXX) $(OPT) $(DEBUG) $(TEST_OPT) XSMM=$(XSMM)
 FLAGS_FILE := $(BUILD)/.flags
 $(FLAGS_FILE): FORCE
 	@mkdir -p $(BUILD)
@@ -149,7 +160,7 @@ install: $(LIB) $(BUILD)/attnzoo attnzoo.pc.in
 	install -m 755 $(BUILD)/attnzoo $(DESTDIR)$(PREFIX)/bin/attnzoo
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libattnzoo.a
 	for h in $(HEADERS); do install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/attnzoo/$$h || exit 1; done
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' attnzoo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/attnzoo.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@XSMM_LIB@|$(XSMM_LIB)|' attnzoo.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/attnzoo.pc
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/attnzoo
 	rm -f $(DESTDIR)$(PREFIX)/bin/attnzoo $(DESTDIR)$(PREFIX)/lib/libattnzoo.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/attnzoo.pc

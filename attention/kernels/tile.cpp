@@ -4,9 +4,13 @@
 // tile in the GEMMs, R C exps in the rows.  Tile-sized products run on
 // libxsmm's JIT-compiled small GEMMs (Heinecke et al. 2016) where it has them
 // (make bench-core's tile rows: 1.0-1.5x OpenBLAS's sgemm), else on OpenBLAS.
+// libxsmm is optional (x86 only in Debian): built with AZ_NO_XSMM (make XSMM=0)
+// every tile product runs on OpenBLAS, and tile_backend() says so.
 #include "attention/kernels/tile.h"
 
+#ifndef AZ_NO_XSMM
 #include <libxsmm.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +30,7 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // larger ones to OpenBLAS, which may also thread them.
 constexpr int64_t kSmallGemm = int64_t(1) << 22;
 
+#ifndef AZ_NO_XSMM
 // libxsmm's JIT kernel for a tile product, or null where it has none.  libxsmm is
 // column-major, so row-major C = op(A) op(B) is C^T = op(B)^T op(A)^T: NN maps to NN,
 // TN to NN with B transposed (both JIT-compiled); NT would need A transposed, which
@@ -38,16 +43,19 @@ libxsmm_smmfunction small_kernel(bool ta, bool tb, int64_t M, int64_t N, int64_t
   int flags = ta ? LIBXSMM_GEMM_FLAG_TRANS_B : 0;
   return libxsmm_smmdispatch(m, n, k, &la, &lb, &lc, &alpha, &beta, &flags, nullptr);
 }
+#endif
 }  // namespace
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
           const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   if (M == 0 || N == 0 || K == 0) return sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#ifndef AZ_NO_XSMM
   if (small_gemm_enabled())
     if (libxsmm_smmfunction f = small_kernel(ta, tb, M, N, K, alpha, lda, ldb, beta, ldc)) {
       f(B, A, C);  // (column-major: the row-major B comes first)
       return;
     }
+#endif
   sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -55,7 +63,13 @@ static bool small_enabled = [] {
   const char* e = std::getenv("ATTNZOO_SMALL_GEMM");
   return !(e && std::string(e) == "0");
 }();
+#ifdef AZ_NO_XSMM
+bool small_gemm_enabled() { return false; }
+const char* tile_backend() { return "openblas"; }
+#else
 bool small_gemm_enabled() { return small_enabled; }
+const char* tile_backend() { return small_enabled ? "libxsmm" : "openblas"; }
+#endif
 void set_small_gemm(bool on) { small_enabled = on; }
 
 Dropout Dropout::draw(float p, bool training, Rng& rng, int64_t lead, int64_t total) {

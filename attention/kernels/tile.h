@@ -39,6 +39,9 @@ inline void gemm_dense(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const 
 // so benchmarks and tests can compare the two on one machine.
 bool small_gemm_enabled();
 void set_small_gemm(bool on);
+// What the tile products run on: "libxsmm", or "openblas" (built without it: make XSMM=0,
+// or ATTNZOO_SMALL_GEMM=0).  bench's JSON names it ("tiles").
+const char* tile_backend();
 
 // Rows of a matrix: row i at p + i * ld.
 struct Rows {

@@ -2,6 +2,7 @@
 #include "train/lab/bench.h"
 
 #include "attention/attention.h"
+#include "attention/kernels/tile.h"
 
 #include <cblas.h>
 #include <sys/resource.h>
@@ -130,11 +131,11 @@ BenchResult run_bench(const BenchConfig& bc) {
                 "{\"model\": \"%s\", \"seq_len\": %lld, \"batch\": %lld, \"dim\": %lld, \"heads\": %lld, \"layers\": %lld, "
                 "\"ffn\": %lld, \"steps_per_s\": %.4f, \"tokens_per_s\": %.1f, \"ms_per_step\": %.2f, "
                 "\"peak_rss_mb\": %.1f, \"model_gflop_per_step\": %.3f, \"gflops\": %.2f, \"sgemm_peak_gflops\": %.1f, "
-                "\"mfu\": %.4f, \"impl\": \"%s\", \"blas_core\": \"%s\", \"simd\": \"%s\", \"cpu\": %s, \"build\": \"%s\"}",
+                "\"mfu\": %.4f, \"impl\": \"%s\", \"tiles\": \"%s\", \"blas_core\": \"%s\", \"simd\": \"%s\", \"cpu\": %s, \"build\": \"%s\"}",
                 mc.model.c_str(), (long long)mc.max_len, (long long)bc.batch, (long long)mc.dim, (long long)mc.heads,
                 (long long)mc.layers, (long long)mc.ffn, res.steps_per_s, res.tokens_per_s, res.ms_per_step,
                 res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu,
-                impl_name(attention_impl()), blas_core().c_str(), simd_target().c_str(), json_quote(cpu_name()).c_str(), build_commit().c_str());
+                impl_name(attention_impl()), tile::tile_backend(), blas_core().c_str(), simd_target().c_str(), json_quote(cpu_name()).c_str(), build_commit().c_str());
   res.json = buf;
   return res;
 }
