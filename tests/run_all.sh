@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test binary given, echoes their output, and ends with one line
 # `tests: N passed, M failed` summed over doctest's own summaries.
+# TEST_RUNNER runs each suite through a command (make test-arm64: qemu-aarch64).
 # TEST_JOBS=J runs up to J suites at once (each in its own temporary
 # directories, see tests/util.h); their reports still come in the order given.
 passed=0; failed=0; status=0
@@ -16,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 # seconds to $work/I.done (written last, so that its presence means finished).
 run() {
   local t0; t0=$(date +%s.%N)
-  OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} "$2" >"$work/$1.out" 2>&1
+  OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} ${TEST_RUNNER:-} "$2" >"$work/$1.out" 2>&1
   local rc=$?
   echo "$rc $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" >"$work/$1.tmp"
   mv "$work/$1.tmp" "$work/$1.done"
