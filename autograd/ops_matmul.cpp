@@ -6,9 +6,9 @@
 // gets by flags.  Gradients accumulate (beta = 1) straight into the buffers.
 //
 // Batched products run the batch in parallel with OpenMP; OpenBLAS's OpenMP
-// build runs single-threaded inside a parallel region, so both cores stay busy
+// build runs single-threaded inside a parallel region, so every core stays busy
 // on the small per-head products of attention.  One big product (or a batch of
-// one) uses OpenBLAS's own threads.
+// one) is split among the threads by sgemm_split (see gemm below).
 #include <cblas.h>
 #include <omp.h>
 
@@ -23,20 +23,24 @@ namespace az {
 
 namespace {
 double g_flops = 0;  // sgemm work done by matmul, forward and backward
-// C [M,N] (+)= op(A) op(B), A stored [M,K] or [K,M] (ta), B [K,N] or [N,K] (tb): sgemm_dense,
-// counted for the bench's FLOPs and kept on one thread when small.
+// C [M,N] (+)= op(A) op(B), A stored [M,K] or [K,M] (ta), B [K,N] or [N,K] (tb): counted for the
+// bench's FLOPs.  Outside a parallel region the product is shared among our threads by
+// sgemm_split (rows of C, its columns, or slices of the inner dimension whose partial products
+// are added), each running OpenBLAS on one thread: at the linear layers' skinny shapes that
+// scales where OpenBLAS's own threading does not (make bench-core's linear rows).  A product of
+// at most kGemmThreadMin multiply-adds per thread is not split; inside a parallel region (the
+// batched products below) OpenBLAS already runs on one thread.
 inline void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B, float beta,
                  float* C) {
   if (M == 0 || N == 0) return;
 #pragma omp atomic
   g_flops += 2.0 * double(M) * double(N) * double(K);
-  // A product this small runs on one thread (outside a parallel region OpenBLAS would use
-  // every thread; inside one it already runs on one): see kGemmThreadMin.
-  bool serial = !omp_in_parallel() && M * N * K <= kGemmThreadMin && omp_get_max_threads() > 1;
-  int nt = serial ? omp_get_max_threads() : 0;
-  if (serial) openblas_set_num_threads(1);
+  int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+  GemmPlan plan = gemm_split(M, N, K, nt, kGemmThreadMin);
+  if (plan.split != GemmSplit::None) return sgemm_split(plan, ta, tb, M, N, K, A, B, beta, C);
+  if (nt > 1) openblas_set_num_threads(1);  // not worth a second thread
   sgemm_dense(ta, tb, M, N, K, A, B, beta, C);
-  if (serial) openblas_set_num_threads(nt);  // (OpenMP's thread count too, which OpenBLAS's setter also sets)
+  if (nt > 1) openblas_set_num_threads(nt);  // (OpenMP's thread count too, which OpenBLAS's setter also sets)
 }
 
 Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }

@@ -1,6 +1,8 @@
 // Shape and indexing ops: reshape (a view), permute, narrow, concat, gather,
 // scatter-add, row gather/scatter for sparse attention, embedding lookup.
 // Every index is checked against its bound before any memory is touched.
+#include <omp.h>
+
 #include <cstring>
 
 #include "autograd/internal.h"
@@ -351,15 +353,26 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
   Shape out = ids.shape;
   out.push_back(D);
   Tensor y = Tensor::empty(out);
-  for (int64_t i = 0; i < ids.numel(); ++i)
+  const int64_t n = ids.numel();
+#pragma omp parallel for if (n * D > kParallelMin)
+  for (int64_t i = 0; i < n; ++i)
     std::memcpy(y.data() + i * D, weight.data() + int64_t(ids.data[i]) * D, sizeof(float) * D);
   if (needs_grad({&weight}))
     attach(y, "embedding", {weight}, [weight, ids, D](const Tensor& y) {
+      // A row of the table gathers from every position holding its id, so the threads split
+      // the columns (16 or more each): every sum keeps the order of the positions.
       const float* g = y.grad_data();
       float* gw = weight.grad_data();
-      for (int64_t i = 0; i < ids.numel(); ++i) {
-        float* d = gw + int64_t(ids.data[i]) * D;
-        for (int64_t j = 0; j < D; ++j) d[j] += g[i * D + j];
+      const int64_t n = ids.numel(), parts = std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), D / 16));
+#pragma omp parallel for num_threads(int(parts)) if (parts > 1 && n * D > kParallelMin)
+      for (int64_t t = 0; t < parts; ++t) {
+        const int64_t j0 = D * t / parts, j1 = D * (t + 1) / parts;
+        for (int64_t i = 0; i < n; ++i) {
+          float* d = gw + int64_t(ids.data[i]) * D;
+          const float* gi = g + i * D;
+#pragma omp simd
+          for (int64_t j = j0; j < j1; ++j) d[j] += gi[j];
+        }
       }
     });
   return y;

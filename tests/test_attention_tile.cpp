@@ -4,6 +4,11 @@
 // with padding, causal masks, ragged tiles and attention dropout, whose mask is
 // rebuilt here from the one formula (tile::Dropout) the engine uses.
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 #include <functional>
 
 #include "attention/kernels/blocksparse.h"
@@ -225,4 +230,24 @@ TEST_CASE("tile::gemm (libxsmm where it compiles the form, else OpenBLAS) equals
             }
   }
   tile::set_small_gemm(true);
+}
+
+TEST_CASE("the tile engine leaves OMP_PROC_BIND as the program found it (libxsmm sets it to TRUE)") {
+  // The environment the process started with, as exec gave it (putenv does not change this copy).
+  std::ifstream in("/proc/self/environ", std::ios::binary);
+  std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), start;
+  bool had = false;
+  for (size_t i = 0; i < env.size();) {
+    size_t end = env.find('\0', i);
+    if (end == std::string::npos) end = env.size();
+    std::string kv = env.substr(i, end - i);
+    if (kv.rfind("OMP_PROC_BIND=", 0) == 0) had = true, start = kv.substr(14);
+    i = end + 1;
+  }
+  std::vector<float> a(64 * 64, 0.5f), c(64 * 64);
+  tile::gemm(false, false, 64, 64, 64, 1.0f, a.data(), 64, a.data(), 64, 0.0f, c.data(), 64);  // libxsmm's, if built in
+  CHECK(c[0] == doctest::Approx(16.0f));
+  const char* now = std::getenv("OMP_PROC_BIND");
+  CHECK((now != nullptr) == had);
+  if (now && had) CHECK(std::string(now) == start);
 }

@@ -9,6 +9,7 @@
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
+#include "autograd/runtime/blas.h"
 #include "tests/util.h"
 
 using namespace az;
@@ -461,6 +462,23 @@ TEST_CASE("large tensors take the parallel paths and agree with the serial defin
     }
     CHECK(b.grad().data()[j] == doctest::Approx(s).epsilon(1e-4));
   }
+  // embedding: 1000 lookups of 64 columns (the parallel paths: rows forward, columns backward),
+  // ids repeating, against the serial sum
+  {
+    Tensor table = param({50, 64});
+    std::vector<int32_t> ids(1000);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = int32_t((i * 37) % 50);
+    Tensor e = embedding(table, IntTensor({1000}, ids)), ge = Tensor::uniform({1000, 64}, -1, 1, rng);
+    e.backward(ge);
+    for (int64_t i = 0; i < 1000; i += 99)
+      for (int64_t j = 0; j < 64; j += 7) CHECK(e.data()[i * 64 + j] == table.data()[ids[size_t(i)] * 64 + j]);
+    std::vector<double> want(50 * 64, 0.0);
+    for (size_t i = 0; i < ids.size(); ++i)
+      for (int64_t j = 0; j < 64; ++j) want[size_t(ids[i]) * 64 + size_t(j)] += ge.data()[i * 64 + j];
+    double worst = 0;
+    for (size_t k = 0; k < want.size(); ++k) worst = std::max(worst, std::fabs(want[k] - table.grad().data()[k]));
+    CHECK(worst < 1e-4);
+  }
   // softmax rows over 40000 entries still sum to one
   Tensor z = softmax(param({200, 200}, -5, 5));
   for (int r = 0; r < 200; r += 50) {
@@ -580,4 +598,45 @@ TEST_CASE("profiler: --profile's table counts each op's forward and backward, an
   Profiler::reset();
   sum(matmul(a, b)).backward();  // off: nothing recorded
   CHECK(Profiler::table().find("matmul") == std::string::npos);
+}
+
+TEST_CASE("a product split among threads by rows, columns or inner slices equals one sgemm") {
+  // Every split, 2 to 5 parts (more than the machine's cores is allowed), every transpose pair,
+  // beta 0 and 1, alpha 1 and 0.5, at a skinny shape like a linear layer's (M = B N rows).
+  const int64_t M = 301, N = 97, K = 203;
+  auto rnd = [](int64_t n, uint64_t seed) {
+    Rng r(seed);
+    Tensor t = Tensor::uniform({n}, -1, 1, r);
+    return std::vector<float>(t.data(), t.data() + n);
+  };
+  std::vector<float> A = rnd(M * K, 1), B = rnd(K * N, 2), C0 = rnd(M * N, 3);
+  for (GemmSplit split : {GemmSplit::Rows, GemmSplit::Columns, GemmSplit::Inner})
+    for (int parts : {2, 3, 5})
+      for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb)
+          for (float beta : {0.0f, 1.0f}) {
+            float alpha = parts == 3 ? 0.5f : 1.0f;
+            CAPTURE(int(split));
+            CAPTURE(parts);
+            CAPTURE(ta);
+            CAPTURE(tb);
+            CAPTURE(beta);
+            std::vector<float> want = C0, got = C0;
+            sgemm_dense(ta, tb, M, N, K, A.data(), B.data(), beta, want.data(), alpha);
+            sgemm_split({split, parts}, ta, tb, M, N, K, A.data(), B.data(), beta, got.data(), alpha);
+            double worst = 0;
+            for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, double(std::fabs(want[i] - got[i])));
+            CHECK(worst < 1e-4);
+          }
+  // The choice: a linear layer's forward and dX split rows, its weight gradient the inner
+  // dimension, a wide product columns; small products and one thread are not split.
+  CHECK(gemm_split(8192, 384, 128, 16, 1 << 21).split == GemmSplit::Rows);    // Y = X W
+  CHECK(gemm_split(8192, 128, 384, 16, 1 << 21).split == GemmSplit::Rows);    // dX = dY W^T
+  CHECK(gemm_split(128, 384, 8192, 16, 1 << 21).split == GemmSplit::Inner);   // dW = X^T dY
+  CHECK(gemm_split(128, 384, 8192, 2, 1 << 21).split == GemmSplit::Inner);    // (rows would do at 2, but move more)
+  CHECK(gemm_split(64, 8192, 128, 16, 1 << 21).split == GemmSplit::Columns);  // a wide product
+  CHECK(gemm_split(8192, 384, 128, 16, 1 << 21).parts == 16);
+  CHECK(gemm_split(64, 64, 64, 16, 1 << 21).split == GemmSplit::None);
+  CHECK(gemm_split(8192, 384, 128, 1, 1 << 21).split == GemmSplit::None);
+  CHECK(gemm_split(1024, 128, 128, 16, 1 << 21).parts == 8);  // 2^24 multiply-adds: 8 parts of 2^21
 }

@@ -60,6 +60,19 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
 }
 
 static bool small_enabled = [] {
+#ifndef AZ_NO_XSMM
+  // libxsmm's first use puts OMP_PROC_BIND=TRUE into the environment (libxsmm 1.17's
+  // internal_init).  This process's OpenMP is set up by then, but every program it starts (the
+  // recall and LRA sweeps' cells, the docs' runs) would pin its threads, one-thread cells all to
+  // the first CPU.  So libxsmm starts here, before main and its threads, and the variable is
+  // put back as it was.
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  std::string before = bind ? bind : "";
+  bool had = bind != nullptr;
+  libxsmm_init();
+  if (had) setenv("OMP_PROC_BIND", before.c_str(), 1);
+  else unsetenv("OMP_PROC_BIND");
+#endif
   const char* e = std::getenv("ATTNZOO_SMALL_GEMM");
   return !(e && std::string(e) == "0");
 }();

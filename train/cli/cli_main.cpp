@@ -4,6 +4,7 @@
 // child processes of a sweep (a task defined only in the tests included).
 #include <algorithm>
 #include <cstdint>
+#include <omp.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -16,6 +17,7 @@
 
 #include "data/dataset.h"
 #include "autograd/runtime/strings.h"
+#include "autograd/runtime/threads.h"
 #include "train/lab/bench.h"
 #include "train/cli.h"
 #include "train/cli/commands.h"
@@ -190,6 +192,16 @@ void train_config_from_flags(const Flags& f, TrainConfig& tc) {
 
 namespace {
 
+// One line on stderr when the thread setup would make training several times slower: threads
+// bound so that they share CPUs, or all threads together computing under a quarter of what
+// their count should (other jobs hold the cores; at 2 threads, under half of one thread's
+// rate).  bench, which measures speed, warns below half and reports the ratio.
+void warn_about_threads() {
+  std::string w = thread_placement_warning();
+  if (w.empty()) w = thread_rate_warning(nullptr, omp_get_max_threads() > 2 ? 0.25 : 0.5 / 2);
+  if (!w.empty()) std::fprintf(stderr, "%s\n", w.c_str());
+}
+
 int cmd_train(const std::vector<std::string>& given_args) {
   if (wants_help(given_args)) return std::printf("%s", train_help().c_str()), 0;
   std::vector<std::string> args = given_args;
@@ -234,6 +246,7 @@ int cmd_train(const std::vector<std::string>& given_args) {
   ModelConfig mc = model_from_flags(f, ModelConfig());
   if (f.has("seq-len")) ro.seq_len = mc.max_len;  // else the task decides
   Trainer t(tc, mc, ro);
+  warn_about_threads();
   RunResult r = t.run();
   std::string dir = f.str("out", "runs/" + tc.task + "-" + mc.model);
   if (r.signal) {
@@ -323,6 +336,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   bc.model.vocab = 257, bc.model.num_classes = 10;  // run_bench's random tokens and labels
   bc.model.validate();  // as train's model: every flag, though run_bench then trains without dropout
   BenchResult r = run_bench(bc);
+  if (!r.thread_warning.empty()) std::fprintf(stderr, "%s\n", r.thread_warning.c_str());
   if (bc.profile) std::fprintf(stderr, "%s", Profiler::table().c_str());
   std::printf("%s\n", r.json.c_str());
   return 0;

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "autograd/runtime/threads.h"
 #include "train/lab/bench.h"
 #include "train/cli/commands.h"
 
@@ -14,11 +15,13 @@
 //  - OPENBLAS_CORETYPE: OpenBLAS 0.3.21 does not know newer CPUs (Sapphire
 //    Rapids, family 6 model 207) and runs its SSE3 kernels there, 3x slower;
 //    we name the AVX-512 or AVX2 kernel set the CPU supports.
+// With OMP_PROC_BIND set, libgomp has pinned this thread to one place by now; exec would keep
+// that mask and put every thread of the new process on it, so it is undone first.
 static void reexec_with_runtime_settings(char** argv) {
   bool again = false;
   if (!std::getenv("OMP_WAIT_POLICY")) setenv("OMP_WAIT_POLICY", "passive", 1), again = true;
   if (const char* core = az::blas_core_override()) setenv("OPENBLAS_CORETYPE", core, 1), again = true;
-  if (again) execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+  if (again) az::unpin_before_exec(), execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
 }
 
 int main(int argc, char** argv) {

@@ -3,8 +3,10 @@
 
 #include "attention/attention.h"
 #include "attention/kernels/tile.h"
+#include "autograd/runtime/threads.h"
 
 #include <cblas.h>
+#include <omp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -67,6 +69,7 @@ void reexec_if_blas_core_unknown(char** argv) {
   std::fprintf(stderr, "note: OpenBLAS does not know this CPU and chose its Prescott (SSE3) kernels; "
                "running again with OPENBLAS_CORETYPE=%s (set OPENBLAS_CORETYPE to choose)\n", want);
   setenv("OPENBLAS_CORETYPE", want, 1);
+  unpin_before_exec();  // (see threads.h)
   execv("/proc/self/exe", argv);
   std::fprintf(stderr, "note: execv /proc/self/exe failed; going on with the Prescott kernels\n");
 }
@@ -110,6 +113,12 @@ BenchResult run_bench(const BenchConfig& bc) {
   // on a shared or throttling machine one short window can catch it slow, and mfu
   // would then flatter the model (one window of three products: 156-305 GFLOP/s).
   double peak_before = sgemm_peak_gflops();
+  // Threads that share cores (OMP_PROC_BIND / OMP_PLACES) or cores other jobs hold make every
+  // figure below meaningless: measured and named before the timed steps.
+  double thread_scaling = 1;
+  std::string thread_warning = thread_placement_warning();
+  std::string rate_warning = thread_rate_warning(&thread_scaling, 0.6);
+  if (thread_warning.empty()) thread_warning = rate_warning;
   Profiler::reset();
   Profiler::enabled = bc.profile;
   reset_matmul_flops();
@@ -118,6 +127,8 @@ BenchResult run_bench(const BenchConfig& bc) {
   double dt = now() - t0;
   Profiler::enabled = false;
   BenchResult res;
+  res.thread_scaling = thread_scaling;
+  res.thread_warning = thread_warning;
   res.peak_rss_mb = peak_rss_mb();
   res.model_gflop_per_step = matmul_flops() / double(bc.steps) / 1e9;
   res.steps_per_s = double(bc.steps) / dt;
@@ -131,10 +142,10 @@ BenchResult run_bench(const BenchConfig& bc) {
                 "{\"model\": \"%s\", \"seq_len\": %lld, \"batch\": %lld, \"dim\": %lld, \"heads\": %lld, \"layers\": %lld, "
                 "\"ffn\": %lld, \"steps_per_s\": %.4f, \"tokens_per_s\": %.1f, \"ms_per_step\": %.2f, "
                 "\"peak_rss_mb\": %.1f, \"model_gflop_per_step\": %.3f, \"gflops\": %.2f, \"sgemm_peak_gflops\": %.1f, "
-                "\"mfu\": %.4f, \"impl\": \"%s\", \"tiles\": \"%s\", \"blas_core\": \"%s\", \"simd\": \"%s\", \"cpu\": %s, \"build\": \"%s\"}",
+                "\"mfu\": %.4f, \"threads\": %d, \"thread_scaling\": %.2f, \"impl\": \"%s\", \"tiles\": \"%s\", \"blas_core\": \"%s\", \"simd\": \"%s\", \"cpu\": %s, \"build\": \"%s\"}",
                 mc.model.c_str(), (long long)mc.max_len, (long long)bc.batch, (long long)mc.dim, (long long)mc.heads,
                 (long long)mc.layers, (long long)mc.ffn, res.steps_per_s, res.tokens_per_s, res.ms_per_step,
-                res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu,
+                res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu, omp_get_max_threads(), res.thread_scaling,
                 impl_name(attention_impl()), tile::tile_backend(), blas_core().c_str(), simd_target().c_str(), json_quote(cpu_name()).c_str(), build_commit().c_str());
   res.json = buf;
   return res;

@@ -17,7 +17,9 @@ struct BenchConfig {
 struct BenchResult {
   double steps_per_s = 0, tokens_per_s = 0, ms_per_step = 0, peak_rss_mb = 0;
   double model_gflop_per_step = 0, gflops = 0, sgemm_peak_gflops = 0, mfu = 0;
-  std::string json;  // the one-line report
+  double thread_scaling = 1;  // all threads' sgemm rate over one thread's (thread_rate_warning)
+  std::string thread_warning;  // one line when the thread setup collapses speed, else ""
+  std::string json;            // the one-line report
 };
 
 // Trains `steps` timed AdamW steps on random tokens after `warmup` untimed ones.
