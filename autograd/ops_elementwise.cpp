@@ -398,19 +398,17 @@ Tensor dropout(const Tensor& x, float p, bool training, Rng& rng) {
   // rows is element base + i of the whole batch.
   const DropoutMask m = DropoutMask::draw(p, rng, x.dim() > 0 ? x.size(0) : 0, x.numel());
   Tensor y = Tensor::empty(x.shape());
-  const float* px = x.data();
-  float* py = y.data();
-  int64_t n = x.numel();
-#pragma omp parallel for if (n > kParallelMin)
-  for (int64_t i = 0; i < n; ++i) py[i] = m.keep(uint64_t(i)) ? px[i] * m.scale : 0.f;
+  // y[i] = keep(i) ? x[i] / (1 - p) : 0, the hashes vectorised (vec::dropout)
+  vec_map(x.numel(), [&](int64_t i, int64_t n) {
+    vec::dropout(x.data() + i, y.data() + i, n, m.key, m.base + uint64_t(i), m.thresh, m.scale);
+  });
   if (needs_grad({&x}))
-    attach(y, "dropout", {x}, [x, m](const Tensor& y) {
+    attach(y, "dropout", {x}, [x, m](const Tensor& y) {  // gx[i] += keep(i) ? g[i] / (1 - p) : 0
       const float* g = y.grad_data();
       float* gx = x.grad_data();
-      int64_t n = x.numel();
-#pragma omp parallel for if (n > kParallelMin)
-      for (int64_t i = 0; i < n; ++i)
-        if (m.keep(uint64_t(i))) gx[i] += g[i] * m.scale;
+      vec_map(x.numel(), [&](int64_t i, int64_t n) {
+        vec::dropout(g + i, gx + i, n, m.key, m.base + uint64_t(i), m.thresh, m.scale, true);
+      });
     });
   return y;
 }

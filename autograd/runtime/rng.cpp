@@ -11,13 +11,6 @@ namespace az {
 [[noreturn]] void fail(const std::string& msg);  // autograd/tensor.cpp: throws Error(msg)
 
 // ---- random source ----------------------------------------------------------
-uint64_t hash64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 void Rng::seed_with(uint64_t seed) {
   for (int i = 0; i < 4; ++i) s_[i] = hash64(seed + 0x1234567ULL * (i + 1));
 }

@@ -22,7 +22,13 @@ class Rng {
   std::array<uint64_t, 4> s_{};
 };
 Rng& global_rng();
-uint64_t hash64(uint64_t x);  // splitmix64 finaliser: counter-based randomness
+// splitmix64 finaliser: counter-based randomness.  Inline: dropout calls it once per element.
+inline uint64_t hash64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 // Per-element random masks (dropout) under data parallelism.  A process that
 // computes rows [first, first + rows) of a global batch (train/distributed.h)

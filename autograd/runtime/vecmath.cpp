@@ -19,11 +19,13 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "autograd/runtime/vecmath.h"
+#include "autograd/runtime/rng.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace az {
@@ -403,6 +405,60 @@ void GeluGradArr(const float* x, const float* g, float* gx, int64_t n64, bool ad
   }
 }
 
+// Dropout's keep test, hash64(key ^ (first + j) * golden) >= thresh (rng.h), for a lane of
+// element indices, with y = base + (kept ? x scale : 0).  The three 64-bit products are
+// vpmullq on AVX-512; elsewhere each is built from three 32 x 32 -> 64 products.
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+void DropoutArr(const float* x, float* y, int64_t n, uint64_t key, uint64_t first, uint64_t thresh, float scale,
+                bool add) {
+  for (int64_t j = 0; j < n; ++j) {
+    float v = hash64(key ^ (first + uint64_t(j)) * 0x9e3779b97f4a7c15ULL) >= thresh ? x[j] * scale : 0.0f;
+    y[j] = add ? y[j] + v : v;
+  }
+}
+#else
+using DU = hn::ScalableTag<uint64_t>;
+using VU = hn::Vec<DU>;
+HWY_INLINE VU MulC(DU du, VU v, uint64_t c) {
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
+  return hn::Mul(v, hn::Set(du, c));
+#else
+  const hn::Repartition<uint32_t, DU> d32;
+  const auto lo = hn::BitCast(d32, hn::Set(du, c & 0xffffffffULL)), hi = hn::BitCast(d32, hn::Set(du, c >> 32));
+  const auto v32 = hn::BitCast(d32, v), vh = hn::BitCast(d32, hn::ShiftRight<32>(v));
+  return hn::Add(hn::MulEven(v32, lo), hn::ShiftLeft<32>(hn::Add(hn::MulEven(v32, hi), hn::MulEven(vh, lo))));
+#endif
+}
+void DropoutArr(const float* x, float* y, int64_t n64, uint64_t key, uint64_t first, uint64_t thresh, float scale,
+                bool add) {
+  const DU du;
+  const hn::RebindToSigned<DU> di;
+  const size_t L = hn::Lanes(du), n = size_t(n64);
+  const VU vkey = hn::Set(du, key), sign = hn::Set(du, 1ULL << 63);
+  const auto vthresh = hn::BitCast(di, hn::Xor(hn::Set(du, thresh), sign));
+  alignas(64) uint64_t keep[kBuf];
+  for (size_t i0 = 0; i0 < n; i0 += kBuf) {
+    const size_t m = std::min(kBuf, n - i0);
+    for (size_t j = 0; j < m; j += L) {  // (the last vector may run past m: its lanes go unused)
+      VU h = hn::Xor(vkey, MulC(du, hn::Iota(du, first + i0 + j), 0x9e3779b97f4a7c15ULL));
+      h = hn::Add(h, hn::Set(du, 0x9e3779b97f4a7c15ULL));
+      h = MulC(du, hn::Xor(h, hn::ShiftRight<30>(h)), 0xbf58476d1ce4e5b9ULL);
+      h = MulC(du, hn::Xor(h, hn::ShiftRight<27>(h)), 0x94d049bb133111ebULL);
+      h = hn::Xor(h, hn::ShiftRight<31>(h));
+      // unsigned h >= thresh, as a signed comparison with the sign bits flipped
+      const auto lt = hn::Lt(hn::BitCast(di, hn::Xor(h, sign)), vthresh);
+      hn::Store(hn::BitCast(du, hn::VecFromMask(di, hn::Not(lt))), du, keep + j);
+    }
+    const float* xi = x + i0;
+    float* yi = y + i0;
+    for (size_t j = 0; j < m; ++j) {
+      float v = keep[j] ? xi[j] * scale : 0.0f;
+      yi[j] = add ? yi[j] + v : v;
+    }
+  }
+}
+#endif
+
 int64_t Target() { return HWY_TARGET; }
 
 }  // namespace HWY_NAMESPACE
@@ -437,6 +493,7 @@ HWY_EXPORT(Elu1Arr);
 HWY_EXPORT(ExpShiftAcc);
 HWY_EXPORT(GeluArr);
 HWY_EXPORT(GeluGradArr);
+HWY_EXPORT(DropoutArr);
 HWY_EXPORT(Target);
 
 namespace {
@@ -509,6 +566,9 @@ void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int
 void gelu(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArr)(x, y, n); }
 void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add) {
   HWY_DYNAMIC_DISPATCH(GeluGradArr)(x, g, gx, n, add);
+}
+void dropout(const float* x, float* y, int64_t n, uint64_t key, uint64_t first, uint64_t thresh, float scale, bool add) {
+  HWY_DYNAMIC_DISPATCH(DropoutArr)(x, y, n, key, first, thresh, scale, add);
 }
 
 // ---- scalar references ---------------------------------------------------------------------

@@ -116,6 +116,10 @@ void elu1(const float* x, float* y, int64_t n);  // elu(x) + 1: x + 1 (x > 0) or
 void exp_shift_acc(float* y, const float* x, const float* shift, float* acc, int64_t n);
 void gelu(const float* x, float* y, int64_t n);
 void gelu_grad(const float* x, const float* g, float* gx, int64_t n, bool add = true);  // gx += g gelu'(x)
+// Dropout with DropoutMask's test (rng.h) for elements first .. first + n - 1:
+// y (+)= x scale where hash64(key ^ (first + j) golden) >= thresh, else 0.
+void dropout(const float* x, float* y, int64_t n, uint64_t key, uint64_t first, uint64_t thresh, float scale,
+             bool add = false);
 
 // The same, as plain scalar loops: the references the tests compare with.
 namespace ref {
