@@ -28,6 +28,8 @@ report() {
   local rc secs line p f
   read -r rc secs <"$work/$1.done"
   echo "== $2"
+  # a failing suite: its failed checks first (the tail below may not reach them)
+  [ "$rc" -ne 0 ] && grep -B 3 -A 12 -E '^[^ ]+:[0-9]+: (ERROR|FATAL ERROR)' "$work/$1.out" | head -n 80 && echo "-- (tail)"
   tail -n 40 "$work/$1.out"
   echo "== $2: $secs s"
   line=$(grep -E '^\[doctest\] test cases:' "$work/$1.out" | tail -n 1)
