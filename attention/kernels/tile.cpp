@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <string>
 
 #include "autograd/runtime/vecmath.h"
@@ -36,8 +37,26 @@ constexpr int64_t kSmallGemm = int64_t(1) << 22;
 // TN to NN with B transposed (both JIT-compiled); NT would need A transposed, which
 // libxsmm 1.17 does not compile, and alpha must be 1, beta 0 or 1.  Dispatch is a
 // lookup in libxsmm's code registry after the first call of a shape.
+// libxsmm's first use puts OMP_PROC_BIND=TRUE into the environment (libxsmm 1.17's internal_init).
+// This process's OpenMP is set up by then, but every program it starts (the recall and LRA
+// sweeps' cells, the docs' runs) would pin its threads, one-thread cells all to the first CPU.
+// So libxsmm starts once, here, and the variable is put back as it was.  (Not before main:
+// that cost every run 10 ms, twice with the re-exec, and most runs never use libxsmm.)
+void start_libxsmm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* bind = std::getenv("OMP_PROC_BIND");
+    std::string before = bind ? bind : "";
+    bool had = bind != nullptr;
+    libxsmm_init();
+    if (had) setenv("OMP_PROC_BIND", before.c_str(), 1);
+    else unsetenv("OMP_PROC_BIND");
+  });
+}
+
 libxsmm_smmfunction small_kernel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, int64_t lda,
                                  int64_t ldb, float beta, int64_t ldc) {
+  start_libxsmm();
   if (tb || alpha != 1.0f || (beta != 0.0f && beta != 1.0f) || M * N * K > kSmallGemm) return nullptr;
   libxsmm_blasint m = N, n = M, k = K, la = ldb, lb = lda, lc = ldc;
   int flags = ta ? LIBXSMM_GEMM_FLAG_TRANS_B : 0;
@@ -60,19 +79,6 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
 }
 
 static bool small_enabled = [] {
-#ifndef AZ_NO_XSMM
-  // libxsmm's first use puts OMP_PROC_BIND=TRUE into the environment (libxsmm 1.17's
-  // internal_init).  This process's OpenMP is set up by then, but every program it starts (the
-  // recall and LRA sweeps' cells, the docs' runs) would pin its threads, one-thread cells all to
-  // the first CPU.  So libxsmm starts here, before main and its threads, and the variable is
-  // put back as it was.
-  const char* bind = std::getenv("OMP_PROC_BIND");
-  std::string before = bind ? bind : "";
-  bool had = bind != nullptr;
-  libxsmm_init();
-  if (had) setenv("OMP_PROC_BIND", before.c_str(), 1);
-  else unsetenv("OMP_PROC_BIND");
-#endif
   const char* e = std::getenv("ATTNZOO_SMALL_GEMM");
   return !(e && std::string(e) == "0");
 }();
