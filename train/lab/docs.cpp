@@ -593,6 +593,37 @@ std::string lra_section(const DocsOptions& o, const std::string& name, const std
   return md.str();
 }
 
+// ---- the recall sweep's width chart, this model's rows (docs/recall/sweep/results.jsonl) ----------
+std::string recall_sweep_section(const DocsOptions& o, const std::string& name) {
+  const std::string rel = "docs/recall/sweep/results.jsonl", path = (fs::path(o.src) / rel).string();
+  if (!fs::exists(path)) return "";
+  std::map<std::pair<int64_t, int64_t>, std::map<int64_t, std::vector<double>>> acc;  // (T, pairs) -> dim -> %
+  bool causal = false;
+  for (auto& r : read_jsonl(path)) {
+    if (json_text(r, "model") != name || json_text(r, "group") != "grid" || json_text(r, "status") != "ok") continue;
+    acc[{int64_t(json_number(r, "seq_len", 0)), int64_t(json_number(r, "pairs", 0))}][int64_t(json_number(r, "dim", 0))]
+        .push_back(100 * json_number(r, "test_acc", 0));
+    causal = json_text(r, "causal") == "true" || json_number(r, "causal", 0) != 0;
+  }
+  std::ostringstream md;
+  md << "## Associative recall against width (the recall sweep)\n\n";
+  if (acc.empty())
+    return md.str() + "No record for `" + name + "` in the recall sweep yet ([docs/recall/README.md](../recall/README.md) "
+                      "says how to go on with it).\n\n";
+  md << "MQAR test accuracy (%) over the query positions, " << (causal ? "trained causal" : "non-causal")
+     << ", 1000 steps, learning rate 3e-3, mean ± sample sd over the seeds run so far (records `" << rel
+     << "`, report [docs/recall/sweep/results.md](../recall/sweep/results.md); Welch's test there says which points "
+        "differ from full attention's).\n\n| length, pairs | dim | seeds | accuracy (%) | each seed |\n|---|---:|---:|---:|---|\n";
+  for (auto& [point, dims] : acc)
+    for (auto& [dim, v] : dims) {
+      std::string each;
+      for (double x : v) each += (each.empty() ? "" : ", ") + fmt("%.1f", x);
+      md << "| " << point.first << ", " << point.second << " | " << dim << " | " << v.size() << " | " << show(mean_sd(v))
+         << " | " << each << " |\n";
+    }
+  return md.str() + "\n";
+}
+
 // ---- the tour: the models in the lecture's order --------------------------------------------
 struct TourStop {
   const char* title;
@@ -843,6 +874,7 @@ int cmd_docs(const std::vector<std::string>& args) {
     md << mr.markdown;
     md << bench_section(o, name, vb, lb, bench_config(vrows, false), bench_config(lrows, true));
     md << lra_section(o, name, presets);
+    md << recall_sweep_section(o, name);
     std::ofstream(fs::path(o.out) / (name + ".md")) << md.str();
     std::printf("docs: wrote %s\n", (fs::path(o.out) / (name + ".md")).string().c_str());
   }
