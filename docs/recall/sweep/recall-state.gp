@@ -57,12 +57,15 @@ EOD
 $s8 << EOD
 34816 0.5375
 67584 1.0875
+131584 1.6875
 133120 1.85
 263168 2.025
+526336 1.45625
 EOD
 $s9 << EOD
 66048 3.9875
 132096 6.33125
+264192 7.00625
 EOD
 
 set terminal svg size 900,480 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
