@@ -32,11 +32,6 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr int64_t kSmallGemm = int64_t(1) << 22;
 
 #ifndef AZ_NO_XSMM
-// libxsmm's JIT kernel for a tile product, or null where it has none.  libxsmm is
-// column-major, so row-major C = op(A) op(B) is C^T = op(B)^T op(A)^T: NN maps to NN,
-// TN to NN with B transposed (both JIT-compiled); NT would need A transposed, which
-// libxsmm 1.17 does not compile, and alpha must be 1, beta 0 or 1.  Dispatch is a
-// lookup in libxsmm's code registry after the first call of a shape.
 // libxsmm's first use puts OMP_PROC_BIND=TRUE into the environment (libxsmm 1.17's internal_init).
 // This process's OpenMP is set up by then, but every program it starts (the recall and LRA
 // sweeps' cells, the docs' runs) would pin its threads, one-thread cells all to the first CPU.
@@ -54,6 +49,11 @@ void start_libxsmm() {
   });
 }
 
+// libxsmm's JIT kernel for a tile product, or null where it has none.  libxsmm is
+// column-major, so row-major C = op(A) op(B) is C^T = op(B)^T op(A)^T: NN maps to NN,
+// TN to NN with B transposed (both JIT-compiled); NT would need A transposed, which
+// libxsmm 1.17 does not compile, and alpha must be 1, beta 0 or 1.  Dispatch is a
+// lookup in libxsmm's code registry after the first call of a shape.
 libxsmm_smmfunction small_kernel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, int64_t lda,
                                  int64_t ldb, float beta, int64_t ldc) {
   start_libxsmm();

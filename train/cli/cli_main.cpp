@@ -4,7 +4,6 @@
 // child processes of a sweep (a task defined only in the tests included).
 #include <algorithm>
 #include <cstdint>
-#include <omp.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -195,10 +194,10 @@ namespace {
 // One line on stderr when the thread setup would make training several times slower: threads
 // bound so that they share CPUs, or all threads together computing under a quarter of what
 // their count should (other jobs hold the cores; at 2 threads, under half of one thread's
-// rate).  bench, which measures speed, warns below half and reports the ratio.
+// rate).  bench, which measures speed, warns below 0.6 of the count and reports the ratio.
 void warn_about_threads() {
   std::string w = thread_placement_warning();
-  if (w.empty()) w = thread_rate_warning(nullptr, omp_get_max_threads() > 2 ? 0.25 : 0.5 / 2);
+  if (w.empty()) w = thread_rate_warning(nullptr, 0.25);
   if (!w.empty()) std::fprintf(stderr, "%s\n", w.c_str());
 }
 
