@@ -58,18 +58,19 @@ void sgemm_split(const GemmPlan& plan, bool ta, bool tb, int64_t M, int64_t N, i
       sgemm(ta, tb, M, c1 - c0, K, alpha, A, lda, tb ? B + c0 * K : B + c0, ldb, beta, C + c0, N);
     }
   } else {  // Inner: part 0 accumulates into C with beta, the others into their own copies, then added
-    static thread_local std::vector<float> partial;  // one per thread, kept between calls
-    std::vector<float*> copies(size_t(p), nullptr);
+    // The copies live in the calling thread's buffer, kept between calls. (Not in each
+    // worker's thread_local: libgomp's workers are never joined, so theirs would leak.)
+    static thread_local std::vector<float> partial;
     const int64_t MN = M * N;
+    if (partial.size() < size_t(MN) * size_t(p - 1)) partial.resize(size_t(MN) * size_t(p - 1));
+    float* const spare = partial.data();
+    std::vector<float*> copies(size_t(p), nullptr);
 #pragma omp parallel num_threads(p)
     {
       const int n = omp_get_num_threads(), t = omp_get_thread_num();  // (n < p if the runtime gave fewer)
       const int64_t k0 = K * t / n, k1 = K * (t + 1) / n;
       float* out = C;
-      if (t > 0) {
-        if (partial.size() < size_t(MN)) partial.resize(size_t(MN));
-        out = copies[size_t(t)] = partial.data();
-      }
+      if (t > 0) out = copies[size_t(t)] = spare + (t - 1) * MN;
       // op(A)[:, k0:k1] is A's columns k0.. (rows when ta); op(B)[k0:k1, :] is B's rows k0.. (columns when tb)
       sgemm(ta, tb, M, N, k1 - k0, alpha, ta ? A + k0 * M : A + k0, lda, tb ? B + k0 : B + k0 * N, ldb,
             t > 0 ? 0.0f : beta, out, N);
