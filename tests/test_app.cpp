@@ -269,12 +269,10 @@ TEST_CASE("a second Ctrl-C exits at once, without finishing the step or saving")
     FILE* f = freopen(log.c_str(), "w", stderr);
     (void)f;
     // slow steps (a wide model on 2K-token ListOps): the first SIGINT would wait for the step to end
-    execl(az::test::attnzoo_bin().c_str(), az::test::attnzoo_bin().c_str(), "train", "--steps", "1000000", "--eval-every",
-          "1000000", "--log-every", "1", "--dim", "256", "--heads", "4", "--layers", "4", "--ffn", "1024", "--batch", "32",
-          "--quiet", "--out", out.c_str(), (char*)nullptr);
-    _exit(127);
+    az::test::exec_attnzoo("train", "--steps", "1000000", "--eval-every", "1000000", "--log-every", "1", "--dim", "256",
+                           "--heads", "4", "--layers", "4", "--ffn", "1024", "--batch", "32", "--quiet", "--out", out.c_str());
   }
-  for (int i = 0; i < 1200 && !fs::exists(out + "/metrics.jsonl"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 1200 * az::test::slowdown() && !fs::exists(out + "/metrics.jsonl"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(fs::exists(out + "/metrics.jsonl"));
   kill(pid, SIGINT);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -437,7 +435,7 @@ TEST_CASE("every command that writes files writes under its output folder alone,
     MESSAGE("ATTNZOO_TEST_SCALE=small: the output-folder check runs in make test, not here");
     return;
   }
-  const std::string repo = fs::current_path().string(), bin = fs::absolute(az::test::attnzoo_bin()).string();
+  const std::string repo = fs::current_path().string(), bin = az::test::run_prefix() + fs::absolute(az::test::attnzoo_bin()).string();
   az::test::TempDir w("az_outputs");
   const std::string W = w.path, O = W + "/out";
   std::string before, after, out;

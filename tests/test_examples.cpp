@@ -73,11 +73,11 @@ int predict_here(const std::string& ckpt, const std::string& expr) {
 }  // namespace
 
 TEST_CASE("examples/train_model: trains a model of its own on its own data") {
-  Run r = run(build_dir() + "/examples/train_model local");
+  Run r = run(az::test::run_prefix() + build_dir() + "/examples/train_model local");
   INFO(r.out);
   REQUIRE(r.status == 0);
   CHECK(number_after(r.out, "test accuracy ") >= 0.9);  // chance is about 0.5
-  Run bad = run(build_dir() + "/examples/train_model nope");
+  Run bad = run(az::test::run_prefix() + build_dir() + "/examples/train_model nope");
   CHECK(bad.status == 1);
   // the registry is linked whole: the list of valid names is not empty
   CHECK(contains(bad.out, "train_model: unknown model 'nope' (valid: bigbird,"));
@@ -87,12 +87,12 @@ TEST_CASE("examples/train_model: trains a model of its own on its own data") {
 TEST_CASE("examples/predict: a checkpoint written by attnzoo train predicts what the library predicts") {
   TempDir t("az_test_examples");
   const std::string bin = build_dir(), ckpt = t / "run/best.ckpt";
-  Run tr = run(bin + "/attnzoo train --task listops --model full --steps 20 --dim 16 --heads 2 --layers 1 --ffn 32 "
+  Run tr = run(az::test::run_prefix() + bin + "/attnzoo train --task listops --model full --steps 20 --dim 16 --heads 2 --layers 1 --ffn 32 "
                "--eval-every 20 --eval-limit 32 --out " + (t / "run"));
   INFO(tr.out);
   REQUIRE(tr.status == 0);
   const std::vector<std::string> exprs = {"[MAX 2 9 ]", "[SM 3 5 [MED 1 8 2 ] ]", "[MIN 6 [MAX 1 3 ] 8 ]"};
-  Run p = run(bin + "/examples/predict " + ckpt + " '" + exprs[0] + "' '" + exprs[1] + "' '" + exprs[2] + "'");
+  Run p = run(az::test::run_prefix() + bin + "/examples/predict " + ckpt + " '" + exprs[0] + "' '" + exprs[1] + "' '" + exprs[2] + "'");
   INFO(p.out);
   REQUIRE(p.status == 0);
   std::vector<std::string> lines = lines_of(p.out);
@@ -105,7 +105,7 @@ TEST_CASE("examples/predict: a checkpoint written by attnzoo train predicts what
     CHECK(contains(lines[i], exprs[i]));
   }
   // refusals: one line each
-  Run missing = run(bin + "/examples/predict " + (t / "nothing.ckpt"));
+  Run missing = run(az::test::run_prefix() + bin + "/examples/predict " + (t / "nothing.ckpt"));
   CHECK(missing.status == 1);
   CHECK(contains(missing.out, "predict: "));
   CHECK(lines_of(missing.out).size() == 1);
@@ -113,7 +113,7 @@ TEST_CASE("examples/predict: a checkpoint written by attnzoo train predicts what
   std::string longer = "[SM";
   for (int64_t i = 0; i < max_len; ++i) longer += " 1";
   longer += " ]";
-  Run too_long = run(bin + "/examples/predict " + ckpt + " '" + longer + "'");
+  Run too_long = run(az::test::run_prefix() + bin + "/examples/predict " + ckpt + " '" + longer + "'");
   CHECK(too_long.status == 1);
   CHECK(contains(too_long.out, "predict: expression 1 has " + std::to_string(max_len + 2) +
                                    " tokens; the model takes at most " + std::to_string(max_len)));
@@ -136,16 +136,18 @@ TEST_CASE("make install: headers, library, program and a pkg-config file a user'
   REQUIRE(inst.status == 0);
   CHECK(std::filesystem::exists(prefix + "/include/attnzoo/train/model.h"));
   CHECK(std::filesystem::exists(prefix + "/lib/libattnzoo.a"));
-  CHECK(run(prefix + "/bin/attnzoo models").status == 0);
+  CHECK(run(az::test::run_prefix() + prefix + "/bin/attnzoo models").status == 0);
   const std::string pc = "PKG_CONFIG_PATH=" + prefix + "/lib/pkgconfig pkg-config ";
   Run libs = run(pc + "--libs attnzoo");
   CHECK(contains(libs.out, "-Wl,--whole-archive," + prefix + "/lib/libattnzoo.a,--no-whole-archive"));
   // the example copied away from the source tree, so only the installed headers can serve it
   std::filesystem::copy_file("examples/train_model.cpp", t / "my.cpp");
-  Run cc = run("cd " + t.path + " && g++ my.cpp $(" + pc + "--cflags --libs attnzoo) -o my");
+  // the build's own compiler (make test-arm64: the cross compiler), $ATTNZOO_CXX
+  const char* cxx = std::getenv("ATTNZOO_CXX");
+  Run cc = run("cd " + t.path + " && " + (cxx && *cxx ? cxx : "g++") + " my.cpp $(" + pc + "--cflags --libs attnzoo) -o my");
   INFO(cc.out);
   REQUIRE(cc.status == 0);
-  Run my = run(t / "my linear");
+  Run my = run(az::test::run_prefix() + (t / "my linear"));
   INFO(my.out);
   CHECK(my.status == 0);
   CHECK(number_after(my.out, "test accuracy ") >= 0.9);

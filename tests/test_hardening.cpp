@@ -667,18 +667,18 @@ TEST_CASE("a thread setup that makes threads take turns on a CPU is named in one
   TempDir dir("az_threads");
   std::string out;
   // Two threads bound to one place of one CPU.
-  REQUIRE(az::test::run_shell("env OMP_NUM_THREADS=2 OMP_PROC_BIND=close 'OMP_PLACES={0}' " + az::test::attnzoo_bin() + bench + " 2>&1", &out) == 0);
+  REQUIRE(az::test::run_shell("env OMP_NUM_THREADS=2 OMP_PROC_BIND=close 'OMP_PLACES={0}' " + az::test::attnzoo_cmd() + bench + " 2>&1", &out) == 0);
   CHECK(threads_lines(out) ==
         "threads: 2 OpenMP threads can run on only 1 CPU (OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES={0}), so they "
         "take turns; set OMP_NUM_THREADS=1 or unset OMP_PROC_BIND and OMP_PLACES\n");
   // train says the same before its first step
-  REQUIRE(az::test::run_shell("env OMP_NUM_THREADS=2 OMP_PROC_BIND=close 'OMP_PLACES={0}' " + az::test::attnzoo_bin() +
+  REQUIRE(az::test::run_shell("env OMP_NUM_THREADS=2 OMP_PROC_BIND=close 'OMP_PLACES={0}' " + az::test::attnzoo_cmd() +
                         " train --task listops --steps 1 --eval-every 1 --dim 32 --heads 2 --layers 1 --ffn 32 --quiet --out " +
                         dir / "run" + " 2>&1",
                     &out) == 0);
   CHECK(contains(threads_lines(out), "threads: 2 OpenMP threads can run on only 1 CPU"));
   // More threads than the CPUs the process may use.
-  REQUIRE(az::test::run_shell("env OMP_NUM_THREADS=" + std::to_string(cpus + 1) + " " + az::test::attnzoo_bin() + bench + " 2>&1", &out) == 0);
+  REQUIRE(az::test::run_shell("env OMP_NUM_THREADS=" + std::to_string(cpus + 1) + " " + az::test::attnzoo_cmd() + bench + " 2>&1", &out) == 0);
   CHECK(threads_lines(out) == "threads: " + std::to_string(cpus + 1) + " OpenMP threads can run on only " +
                                   std::to_string(cpus) + " CPU" + (cpus == 1 ? "" : "s") +
                                   " (the process's CPU affinity), so they take turns; set OMP_NUM_THREADS=" +
@@ -687,7 +687,7 @@ TEST_CASE("a thread setup that makes threads take turns on a CPU is named in one
   // it, after libgomp pinned the first thread to core 0; the new process must not inherit that
   // one-core mask (it did: 16 threads on one core on the 16-core Xeon, 1.4 steps/s for 10).
   if (cpus >= 2) {
-    REQUIRE(az::test::run_shell("env -u OMP_WAIT_POLICY OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores " + az::test::attnzoo_bin() +
+    REQUIRE(az::test::run_shell("env -u OMP_WAIT_POLICY OMP_NUM_THREADS=2 OMP_PROC_BIND=close OMP_PLACES=cores " + az::test::attnzoo_cmd() +
                           bench + " 2>&1",
                       &out) == 0);
     CHECK(!contains(out, "can run on only"));

@@ -390,7 +390,7 @@ struct Run {
 Run run_program(const std::string& args, const TempDir& dir) {
   std::string err_file = dir / "stderr.txt";
   Run r;
-  r.status = az::test::run_shell("timeout -k 5 120 " + az::test::attnzoo_bin() + " " + args + " 2>" + err_file, &r.out);
+  r.status = az::test::run_shell("timeout -k 5 120 " + az::test::attnzoo_cmd() + " " + args + " 2>" + err_file, &r.out);
   std::ifstream in(err_file);
   r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return r;

@@ -433,7 +433,7 @@ TEST_CASE("SIGTERM to a sweep: the running cell saves its checkpoint, the sweep 
   std::string dir = temp_dir();
   // a cell long enough to be caught mid-way (4,000 tiny steps, a validation at 2,000)
   std::string args = "lra --preset tiny --models full --tasks listops --threads 1 --no-bench --steps-scale 1000 --out " + dir;
-  std::string cmd = "exec " + az::test::attnzoo_bin() + " " + args + " > " + dir + "/sweep.log 2>&1";
+  std::string cmd = "exec " + az::test::attnzoo_cmd() + " " + args + " > " + dir + "/sweep.log 2>&1";
   pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {

@@ -57,7 +57,7 @@ int sh(const std::string& cmd, std::string* out, double* seconds = nullptr) {
   return st;
 }
 
-std::string serial_bin() { return az::test::attnzoo_bin(); }
+std::string serial_bin() { return az::test::attnzoo_cmd(); }
 std::string mpi_bin() { return env_or("ATTNZOO_MPI_BIN", ""); }
 
 // mpirun with 2 local ranks of one thread each; as root where CI runs as root.

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <exception>
 #include <filesystem>
@@ -53,6 +54,31 @@ inline std::string attnzoo_bin() {
   return b && *b ? b : "build/attnzoo";
 }
 
+// The program that runs the build's programs: $ATTNZOO_RUNNER (make test-arm64 on an x86
+// machine: qemu-aarch64), else none.  run_prefix() is it and a space, for a command line.
+inline std::string attnzoo_runner() {
+  const char* r = std::getenv("ATTNZOO_RUNNER");
+  return r && *r ? r : "";
+}
+inline std::string run_prefix() { return attnzoo_runner().empty() ? "" : attnzoo_runner() + " "; }
+// How many times slower than native the programs run: $ATTNZOO_TEST_SLOWDOWN (make test-arm64
+// under qemu: 30), else 1.  Waits for a program to reach a point scale by it.
+inline int slowdown() {
+  const char* s = std::getenv("ATTNZOO_TEST_SLOWDOWN");
+  return s && std::atoi(s) > 1 ? std::atoi(s) : 1;
+}
+// The command line that starts the attnzoo program.
+inline std::string attnzoo_cmd() { return run_prefix() + attnzoo_bin(); }
+
+// In a forked child: replaces it with `attnzoo ARGS...` (through the runner where there is one).
+template <class... A>
+[[noreturn]] void exec_attnzoo(const A*... args) {
+  const std::string bin = attnzoo_bin(), runner = attnzoo_runner();
+  if (runner.empty()) execl(bin.c_str(), bin.c_str(), args..., (char*)nullptr);
+  else execlp(runner.c_str(), runner.c_str(), bin.c_str(), args..., (char*)nullptr);
+  _exit(127);
+}
+
 // Runs the shell command line CMD; returns its exit status (-1 when a signal
 // ended it), and in *out (when given) everything it wrote to the pipe, bytes
 // as they came.
@@ -76,7 +102,7 @@ enum class Streams { both, stderr_only, none };
 inline int run_cli(const std::string& args, std::string* out = nullptr, Streams s = Streams::both,
                    int seconds = 600) {
   static const char* redirect[] = {" 2>&1", " 2>&1 >/dev/null", " >/dev/null 2>&1"};
-  return run_shell("timeout -k 5 " + std::to_string(seconds) + " " + attnzoo_bin() + " " + args +
+  return run_shell("timeout -k 5 " + std::to_string(seconds) + " " + attnzoo_cmd() + " " + args +
                        redirect[int(s)],
                    out);
 }

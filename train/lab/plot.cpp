@@ -32,6 +32,16 @@ namespace fs = std::filesystem;
 ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& o) {
   if (argv.empty()) fail("run_child: empty command");
   auto t0 = std::chrono::steady_clock::now();
+  // This program starting itself again while it runs under an emulator ($ATTNZOO_RUNNER, e.g.
+  // qemu-aarch64: an Arm build on an x86 machine, which cannot exec an Arm binary by itself):
+  // the child goes through the same emulator.
+  std::vector<std::string> cmd = argv;
+  const char* runner = std::getenv("ATTNZOO_RUNNER");
+  std::error_code ec;
+  if (runner && *runner) {
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);  // (qemu answers with the emulated program)
+    if (!ec && fs::equivalent(argv[0], self, ec)) cmd.insert(cmd.begin(), runner);
+  }
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) fail("cannot fork to run " + argv[0] + ": " + std::strerror(errno));
@@ -56,7 +66,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
     }
     for (auto& [k, v] : o.env) setenv(k.c_str(), v.c_str(), 1);
     std::vector<char*> args;
-    for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (auto& a : cmd) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
     std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
