@@ -468,3 +468,22 @@ TEST_CASE("every command that writes files writes under its output folder alone,
   az::test::run_shell("git -C " + repo + " status --porcelain --untracked-files=no 2>&1", &after);
   CHECK(before == after);
 }
+
+TEST_CASE("with ATTNZOO_RUNNER set, the program starts its own children through it (an Arm build under qemu)") {
+  // A runner that notes each command and runs it: recall trains each cell in a child attnzoo.
+  az::test::TempDir dir("az_runner");
+  const std::string runner = dir / "runner.sh", log = dir / "runner.log";
+  std::ofstream(runner) << "#!/bin/sh\necho \"$@\" >> " << log << "\nexec \"$@\"\n";
+  fs::permissions(runner, fs::perms::owner_all);
+  std::string out;
+  int rc = az::test::run_shell("ATTNZOO_RUNNER=" + runner + " OMP_NUM_THREADS=1 " + az::test::attnzoo_cmd() + " recall --out " +
+                                   (dir / "recall") + " --models full --points 16:2 --dims 16 --lrs 3e-3 --seeds 1 --steps 2 --no-state 2>&1",
+                               &out);
+  INFO(out);
+  REQUIRE(rc == 0);
+  std::ifstream in(log);
+  std::string first;
+  REQUIRE(std::getline(in, first));  // the child ran through the runner
+  CHECK(contains(first, " mqar "));
+  CHECK(fs::equivalent(first.substr(0, first.find(' ')), az::test::attnzoo_bin()));
+}
