@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,9 +72,11 @@ inline int slowdown() {
 // The command line that starts the attnzoo program.
 inline std::string attnzoo_cmd() { return run_prefix() + attnzoo_bin(); }
 
-// In a forked child: replaces it with `attnzoo ARGS...` (through the runner where there is one).
+// In a forked child: replaces it with `attnzoo ARGS...` (through the runner where there is one),
+// which dies with the suite: a failed check does not leave it training.
 template <class... A>
 [[noreturn]] void exec_attnzoo(const A*... args) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   const std::string bin = attnzoo_bin(), runner = attnzoo_runner();
   if (runner.empty()) execl(bin.c_str(), bin.c_str(), args..., (char*)nullptr);
   else execlp(runner.c_str(), runner.c_str(), bin.c_str(), args..., (char*)nullptr);

@@ -24,7 +24,8 @@ struct BenchResult {
 
 // Trains `steps` timed AdamW steps on random tokens after `warmup` untimed ones.
 BenchResult run_bench(const BenchConfig& c);
-// Best of a few 2048^3 cblas_sgemm calls with the current thread count, in GFLOP/s.
+// Best of a few n^3 cblas_sgemm calls with the current thread count, in GFLOP/s (n = 2048
+// unless one product at a smaller size already takes over 0.1 s).
 double sgemm_peak_gflops(int n = 2048, int reps = 3);
 // Peak resident set of this process so far, in MB.
 double peak_rss_mb();
