@@ -69,7 +69,9 @@ RegisterTask reg_count(count_task());
 
 // This binary as the attnzoo program (tests/doctest_main.cpp): returns the exit status, stdout+stderr in *out.
 int run_self(const std::string& args, std::string* out) {
-  std::string cmd = "AZ_TEST_AS_CLI=1 OMP_NUM_THREADS=1 /proc/" + std::to_string(getpid()) + "/exe " + args + " 2>&1";
+  // (this program's path as it sees it: under qemu, /proc/PID/exe from outside is qemu itself)
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::string cmd = "AZ_TEST_AS_CLI=1 OMP_NUM_THREADS=1 " + az::test::run_prefix() + self + " " + args + " 2>&1";
   return az::test::run_shell(cmd, out);
 }
 

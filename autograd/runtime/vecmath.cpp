@@ -58,7 +58,9 @@ HWY_INLINE V Exp(D d, V x) {
   V y = hn::Add(hn::MulAdd(p, hn::Mul(r, r), r), hn::Set(d, 1.0f));
   V scale = hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, nb)));
   V res = hn::Mul(y, scale);
-#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128  // (portable min/max: NaN is not kept)
+#if !HWY_ARCH_X86 || HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  // Arm's min and max (fminnm, fmaxnm) and the portable ones return the number, not the NaN:
+  // exp(NaN) would be exp(-87).  Put the NaN back.
   res = hn::IfThenElse(hn::Eq(x, x), res, x);
 #endif
   return hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -87.0f)), res);
@@ -77,10 +79,14 @@ HWY_INLINE V Tanh(D d, V u) {
   return hn::IfThenElse(hn::Lt(hn::Abs(u), hn::Set(d, 0.625f)), small, big);
 }
 
-// 1/v from the hardware estimate (12 or 14 bits) and one Newton step (about 23 bits);
-// v must be normal and its reciprocal too (GELU's clamp sees to it).
+// 1/v from the hardware estimate and Newton steps, each doubling its bits: x86's 12 or 14
+// bits take one (about 23 bits), Arm's 8 (frecpe) two; v must be normal and its reciprocal
+// too (GELU's clamp sees to it).
 HWY_INLINE V Recip(D d, V v) {
   V r = hn::ApproximateReciprocal(v);
+#if !HWY_ARCH_X86
+  r = hn::Mul(r, hn::NegMulAdd(v, r, hn::Set(d, 2.0f)));
+#endif
   return hn::Mul(r, hn::NegMulAdd(v, r, hn::Set(d, 2.0f)));
 }
 
