@@ -29,9 +29,9 @@ std::string read(const std::string& p) {
 const std::string kTiny =
     "recall --models full,linear,linformer --points 16:2 --dims 16 --lrs 3e-3,1e-2 --seeds 2 --steps 20 "
     "--train-args='--n-train 64 --n-val 32 --n-test 32 --vocab 24 --batch 8 --layers 1 --eval-every 10' --no-state --out ";
-// The state chart's cells: local's windows and linear attention's heads at (16, 2), dim 16.
+// The state chart's cells: local's windows and linear attention's heads at (16, 2), dim 16, two seeds each.
 const std::string kState =
-    "recall --models local,linear,linformer --points 16:2 --dims 16 --lrs 1e-2 --seeds 1 --steps 10 --state-point 16:2 "
+    "recall --models local,linear,linformer --points 16:2 --dims 16 --lrs 1e-2 --seeds 2 --steps 10 --state-point 16:2 "
     "--state-dim 16 --train-args='--n-train 32 --n-val 16 --n-test 16 --vocab 24 --batch 8 --layers 1 --eval-every 10' --out ";
 
 }  // namespace
@@ -77,6 +77,7 @@ TEST_CASE("recall sweep: seeds follow the best learning rate, states are measure
   CHECK(contains(md, "| full |"));
   CHECK(contains(md, "| linformer (non-causal) |"));
   CHECK(contains(md, "linformer ("));  // absent from the state chart, with its reason
+  CHECK(contains(read(d / "recall-dim.gp"), "using 1:2:3 with yerrorlines"));  // the width chart shows the seed spread
   // a rerun: nothing to run, the same records
   REQUIRE(run_cli(kTiny + d.path, &out) == 0);
   CHECK(read_jsonl(d / "results.jsonl").size() == 9);
@@ -88,13 +89,17 @@ TEST_CASE("recall sweep: the state chart varies each variant's own knob, and its
   std::string out;
   REQUIRE_MESSAGE(run_cli(kState + d.path, &out) == 0, out);
   std::map<double, double> window_state, heads_state;  // knob value -> measured bytes
+  std::map<std::string, std::set<int>> seeds;           // "model knob value" -> seeds recorded
   for (auto& r : read_jsonl(d / "results.jsonl")) {
     REQUIRE_MESSAGE(json_text(r, "status") == "ok", json_text(r, "error"));
     if (json_text(r, "group") != "state") continue;
+    seeds[json_text(r, "model") + " " + json_text(r, "knob_value")].insert(int(json_number(r, "seed", 0)));
     if (json_text(r, "model") == "local") window_state[json_number(r, "knob_value", 0)] = json_number(r, "state_bytes", -1);
     if (json_text(r, "model") == "linear") heads_state[json_number(r, "knob_value", 0)] = json_number(r, "state_bytes", -1);
   }
   REQUIRE(window_state.size() == 5);  // windows 8..128
+  REQUIRE(seeds.size() == 10);
+  for (auto& [k, v] : seeds) CHECK_MESSAGE((v == std::set<int>{1, 2}), k);  // every knob point has both seeds
   REQUIRE(heads_state.size() == 5);   // heads 1, 2, 4, 8, 16 divide 16
   // a window of 8 keeps fewer keys than one of 16 over 16 tokens; more heads, a smaller recurrent state
   CHECK(window_state[8] < window_state[16]);
@@ -102,7 +107,43 @@ TEST_CASE("recall sweep: the state chart varies each variant's own knob, and its
   std::string md = read(d / "results.md");
   CHECK(contains(md, "(T 16, 2 pairs)"));
   CHECK(contains(md, "local --window 8/16/32/64/128"));
-  CHECK(std::ifstream(d / "recall-state.gp").good());
+  // the report: one row per point with its seed spread, and Based's frontier in the table and the chart
+  CHECK(contains(md, "| model | point | state | recall (%) | seeds | on the frontier |"));
+  CHECK(contains(md, "| local | window 8 | "));
+  CHECK(contains(md, "| linear | dim 16 | "));
+  CHECK(contains(md, " | 2 | yes |"));  // the smallest state is on the frontier, with two seeds
+  std::string gp = read(d / "recall-state.gp");
+  CHECK(contains(gp, "with yerrorlines"));
+  CHECK(contains(gp, "title 'frontier'"));
+  // the frontier is the points no smaller state beats: its recall rises strictly with its state,
+  // and no point recalls more than the frontier reaches at or below its state
+  std::vector<std::pair<double, double>> front, all;  // (bytes, mean recall)
+  std::istringstream lines(gp);
+  std::vector<std::pair<double, double>>* into = nullptr;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("$front <<", 0) == 0) into = &front;
+    else if (line.rfind("$s", 0) == 0) into = &all;
+    else if (line == "EOD") into = nullptr;
+    else if (into) {
+      std::istringstream f(line);
+      double b = 0, m = 0;
+      f >> b >> m;
+      into->push_back({b, m});
+    }
+  }
+  REQUIRE(front.size() >= 1);
+  REQUIRE(all.size() == 12);  // local's 5 windows and linear's 5 head counts, and each one's dim 16
+  for (size_t i = 1; i < front.size(); ++i) {
+    CHECK(front[i].first >= front[i - 1].first);
+    CHECK(front[i].second > front[i - 1].second);
+  }
+  for (auto& [b, m] : all) {
+    double best = -1;
+    for (auto& [fb, fm] : front)
+      if (fb <= b) best = std::max(best, fm);
+    std::string at = std::to_string(b) + " bytes, " + std::to_string(m) + "%";
+    CHECK_MESSAGE(m <= best, at);
+  }
 }
 
 TEST_CASE("recall sweep: bad flags are refused in one line") {

@@ -13,10 +13,12 @@
 //                 --heads), the width for full attention's KV cache (after
 //                 Based's Figure 2).  The state is measured, not computed: the
 //                 trained model's decoder (train/generate.h) is fed T tokens and
-//                 asked for its state_bytes().  Non-causal models keep no state
+//                 asked for its state_bytes(); each point is a mean over seeds with
+//                 its sd, and the frontier (best recall at or below each state)
+//                 is drawn over them.  Non-causal models keep no state
 //                 while decoding; the report says so and leaves them out.
 //
-// Cells: the learning rates are tried on seed 1; seeds 2..K then run at the
+// Cells: the learning rates are tried on seed 1; seeds 2..K (knob points too) run at the
 // learning rate whose seed-1 validation accuracy was best.  Models with a
 // causal form are trained causal (so that their decoding state is the one the
 // accuracy was reached with); the others non-causal (the data set serves both:
@@ -187,7 +189,7 @@ std::vector<Cell> plan(const Options& o, const std::map<std::string, JsonObject>
       if (std::count(o.models.begin(), o.models.end(), k.model))
         for (double kv : k.values)
           if (!(k.flag == "heads" && (o.state_dim % int64_t(kv) != 0)))
-            add_config(k.model, o.state_point, o.state_dim, k.flag, kv, "state", 1);
+            add_config(k.model, o.state_point, o.state_dim, k.flag, kv, "state", o.seeds);
   return v;
 }
 
@@ -261,9 +263,10 @@ std::string run_one(const Options& o, const Cell& c, const std::string& exe) {
 
 // ---- the report ---------------------------------------------------------------------------
 
-struct Row {  // one (model, point, dim) of the grid at its best learning rate
+struct Row {  // one configuration (model, point, dim[, knob value]) at its best learning rate
   double lr = 0;
   SeedStats st;
+  double bytes = -1;  // the decoding state seed 1 measured (-1: none)
 };
 
 std::string pct(const SeedStats& s) {
@@ -273,6 +276,47 @@ std::string pct(const SeedStats& s) {
   return r;
 }
 
+// Every seed of one configuration at the learning rate seed 1's validation chose.
+Row config_row(const Options& o, const std::map<std::string, JsonObject>& rec, const Cell& proto, int64_t* test_n) {
+  Row row;
+  row.lr = best_lr(o, rec, proto);
+  std::vector<double> acc;
+  if (row.lr > 0)
+    for (int s = 1; s <= o.seeds; ++s) {
+      Cell c = make_cell(o, proto.model, proto.p, proto.dim, row.lr, s, proto.knob, proto.knob_value, proto.group);
+      if (!done(rec, c)) continue;
+      const JsonObject& r = rec.at(c.id);
+      acc.push_back(100 * json_number(r, "test_acc", 0));
+      *test_n = std::max<int64_t>(*test_n, int64_t(json_number(r, "test_examples", 0)));
+      if (s == 1) row.bytes = json_number(r, "state_bytes", -1);
+    }
+  row.st = seed_stats(acc, *test_n);
+  return row;
+}
+
+// One point of the state chart: a causal configuration with a measured state.
+struct StatePoint {
+  std::string model, label;  // label: "dim 64" or "window 16"
+  Row row;
+};
+
+// Based's frontier: the points no smaller state beats, in order of state.  A point
+// joins when its mean recall exceeds every point with less (or equal) state.
+std::vector<const StatePoint*> frontier(const std::vector<StatePoint>& pts) {
+  std::vector<const StatePoint*> v;
+  for (auto& p : pts)
+    if (p.row.st.n()) v.push_back(&p);
+  std::sort(v.begin(), v.end(), [](const StatePoint* a, const StatePoint* b) {
+    return a->row.bytes != b->row.bytes ? a->row.bytes < b->row.bytes : a->row.st.mean > b->row.st.mean;
+  });
+  std::vector<const StatePoint*> f;
+  for (auto* p : v)
+    if (f.empty() || p->row.st.mean > f.back()->row.st.mean) f.push_back(p);
+  return f;
+}
+
+std::string kib(double bytes) { return bytes < 1024 ? fmt("%.0f B", bytes) : fmt("%.1f KiB", bytes / 1024); }
+
 void write_report(const Options& o) {
   auto rec = records(o.out);
   // grid rows at the best learning rate (by seed 1's validation)
@@ -280,22 +324,8 @@ void write_report(const Options& o) {
   int64_t test_n = 0;
   for (auto& m : o.models)
     for (auto& p : o.points)
-      for (int64_t d : o.dims) {
-        Cell proto = make_cell(o, m, p, d, o.lrs[0], 1, "", 0, "grid");
-        double lr = best_lr(o, rec, proto);
-        Row row;
-        row.lr = lr;
-        std::vector<double> acc;
-        if (lr > 0)
-          for (int s = 1; s <= o.seeds; ++s) {
-            Cell c = make_cell(o, m, p, d, lr, s, "", 0, "grid");
-            if (!done(rec, c)) continue;
-            acc.push_back(100 * json_number(rec.at(c.id), "test_acc", 0));
-            test_n = std::max<int64_t>(test_n, int64_t(json_number(rec.at(c.id), "test_examples", 0)));
-          }
-        row.st = seed_stats(acc, test_n);
-        grid[m][p.name() + "-d" + std::to_string(d)] = row;
-      }
+      for (int64_t d : o.dims)
+        grid[m][p.name() + "-d" + std::to_string(d)] = config_row(o, rec, make_cell(o, m, p, d, o.lrs[0], 1, "", 0, "grid"), &test_n);
   std::ostringstream md;
   md << "# Associative recall (MQAR): every model, by sequence length, pairs and width\n\n"
      << "Written by `attnzoo recall --out " << o.out << "` from " << rec.size() << " records (results.jsonl). "
@@ -344,65 +374,79 @@ void write_report(const Options& o) {
     if (pi == o.points.size() - 1) body << "set key outside right font ',8'\n";
     body << "set title 'T " << o.points[pi].T << ", " << o.points[pi].N << " pairs'\nplot ";
     for (size_t mi = 0; mi < o.models.size(); ++mi)
-      body << (mi ? ", " : "") << "$d" << mi * o.points.size() + pi << " using 1:2 with linespoints title "
+      body << (mi ? ", " : "") << "$d" << mi * o.points.size() + pi << " using 1:2:3 with yerrorlines title "
            << gp_quote(o.models[mi]);
     body << "\n";
   }
   body << "unset multiplot\n";
   std::string problems;
   try {
-    draw_with_gnuplot(o.out, "recall-dim", blocks.str(), body.str(), 300 * int(o.points.size()) + 200, 420);
+    draw_with_gnuplot(o.out, "recall-dim", blocks.str(), body.str(), std::max(900, 300 * int(o.points.size()) + 200),
+                      o.points.size() == 1 ? 560 : 420);
   } catch (const std::exception& e) {
     problems += std::string("recall-dim: ") + e.what() + "\n";
   }
-  // chart 2: accuracy at (256, 16) against decoding state, causal variants
-  std::map<std::string, std::vector<std::pair<double, double>>> pts;  // model -> (bytes, acc %)
+  // chart 2: accuracy at the state point against decoding state, causal variants: every
+  // width of the grid and every value of the model's own knob, mean ± sd over seeds
+  std::vector<StatePoint> spts;
   std::set<std::string> no_state;
-  for (auto& [id, r] : rec) {
-    if (json_text(r, "status") != "ok" || json_text(r, "causal") != "true") continue;
-    if (json_number(r, "seq_len", 0) != double(o.state_point.T) || json_number(r, "pairs", 0) != double(o.state_point.N) ||
-        json_number(r, "seed", 0) != 1)
-      continue;
-    std::string m = json_text(r, "model");
-    if (!std::count(o.models.begin(), o.models.end(), m)) continue;
-    double bytes = json_number(r, "state_bytes", -1);
-    if (bytes < 0) {
-      no_state.insert(m);
-      continue;
-    }
-    // only the best learning rate of each configuration
-    Cell proto = make_cell(o, m, o.state_point, int64_t(json_number(r, "dim", 0)), o.lrs[0], 1, json_text(r, "knob"),
-                           json_number(r, "knob_value", 0), json_text(r, "group"));
-    if (best_lr(o, rec, proto) != json_number(r, "lr", 0)) continue;
-    pts[m].push_back({bytes, 100 * json_number(r, "test_acc", 0)});
+  for (auto& m : o.models) {
+    if (!attention_info(m).causal_ok) continue;
+    auto add = [&](const Cell& proto, const std::string& label) {
+      StatePoint sp{m, label, config_row(o, rec, proto, &test_n)};
+      if (!sp.row.st.n()) return;
+      if (sp.row.bytes < 0) no_state.insert(m);
+      else spts.push_back(sp);
+    };
+    for (int64_t d : o.dims) add(make_cell(o, m, o.state_point, d, o.lrs[0], 1, "", 0, "grid"), "dim " + std::to_string(d));
+    for (auto& k : state_knobs())
+      if (k.model == m)
+        for (double kv : k.values)
+          add(make_cell(o, m, o.state_point, o.state_dim, o.lrs[0], 1, k.flag, kv, "state"), k.flag + " " + fmt("%g", kv));
   }
+  std::stable_sort(spts.begin(), spts.end(), [](const StatePoint& a, const StatePoint& b) {
+    return a.model != b.model ? a.model < b.model : a.row.bytes < b.row.bytes;
+  });
+  auto front = frontier(spts);
   std::ostringstream b2, p2;
   p2 << "set title 'MQAR at T " << o.state_point.T << ", " << o.state_point.N
      << " pairs: accuracy against the state kept while decoding'\n"
      << "set logscale x 2\nset yrange [0:105]\nset xlabel 'decoding state (bytes, measured)'\nset ylabel 'test accuracy (%)'\n"
      << "set key outside right\nplot ";
   size_t k = 0;
-  for (auto& [m, v] : pts) {
-    std::sort(v.begin(), v.end());
+  for (size_t i = 0; i < spts.size();) {
+    size_t j = i;
     b2 << "$s" << k << " << EOD\n";
-    for (auto& [x, y] : v) b2 << x << " " << y << "\n";
+    for (; j < spts.size() && spts[j].model == spts[i].model; ++j)
+      b2 << spts[j].row.bytes << " " << spts[j].row.st.mean << " " << spts[j].row.st.std << "\n";
     b2 << "EOD\n";
-    p2 << (k ? ", " : "") << "$s" << k << " using 1:2 with linespoints title " << gp_quote(m);
-    ++k;
+    p2 << (k ? ", " : "") << "$s" << k << " using 1:2:3 with yerrorlines title " << gp_quote(spts[i].model);
+    ++k, i = j;
+  }
+  if (!front.empty()) {
+    b2 << "$front << EOD\n";
+    for (auto* f : front) b2 << f->row.bytes << " " << f->row.st.mean << "\n";
+    b2 << "EOD\n";
+    p2 << ", $front using 1:2 with steps lw 3 lc rgb '#80000000' title 'frontier'";
   }
   p2 << "\n";
   if (k) {
     try {
-      draw_with_gnuplot(o.out, "recall-state", b2.str(), p2.str(), 900, 480);
+      draw_with_gnuplot(o.out, "recall-state", b2.str(), p2.str(), 1000, 540);
     } catch (const std::exception& e) {
       problems += std::string("recall-state: ") + e.what() + "\n";
     }
   }
   md << "\n![accuracy against model dim](recall-dim.png)\n\n"
      << "## Recall against decoding state (T " << o.state_point.T << ", " << o.state_point.N << " pairs)\n\n"
-     << "Every causal variant, trained causal, seed 1, at its best learning rate; x is the decoding state its "
-        "decoder holds after " << o.state_point.T << " tokens, measured by feeding the trained model (KV cache, window, or recurrent "
-        "state). The points of one model come from its own knob (at dim " << o.state_dim << "): "
+     << "Every causal variant, trained causal, at its best learning rate, mean ± sample sd over the seeds recorded "
+        "(up to " << o.seeds << "); x is the decoding state its decoder holds after " << o.state_point.T
+     << " tokens, measured by feeding the trained model (KV cache, window, or recurrent state). The points of one "
+        "model are its widths (dims " << [&] {
+          std::vector<std::string> v;
+          for (int64_t d : o.dims) v.push_back(std::to_string(d));
+          return join(v, "/");
+        }() << ") and its own knob at dim " << o.state_dim << ": "
      << [] {
           std::string s;
           for (auto& k : state_knobs()) {
@@ -412,11 +456,15 @@ void write_report(const Options& o) {
           }
           return s;
         }()
-     << "; full attention by its width (dims " << [&] {
-          std::vector<std::string> v;
-          for (int64_t d : o.dims) v.push_back(std::to_string(d));
-          return join(v, "/");
-        }() << ").\n\n![accuracy against state](recall-state.png)\n\n";
+     << ". The grey steps are the frontier, as Based draws it: the best mean recall reached at or below each "
+        "state.\n\n![accuracy against state](recall-state.png)\n\n";
+  if (!spts.empty()) {
+    md << "| model | point | state | recall (%) | seeds | on the frontier |\n|---|---|---:|---:|---:|---|\n";
+    for (auto& sp : spts)
+      md << "| " << sp.model << " | " << sp.label << " | " << kib(sp.row.bytes) << " | " << pct(sp.row.st) << " | "
+         << sp.row.st.n() << " | " << (std::count(front.begin(), front.end(), &sp) ? "yes" : "") << " |\n";
+    md << "\n";
+  }
   std::vector<std::string> noncausal;
   for (auto& m : o.models)
     if (!attention_info(m).causal_ok) noncausal.push_back(m + " (" + attention_info(m).why_not_causal + ")");
@@ -443,7 +491,7 @@ const char* kHelp =
     "  --points T:N,...    sequence length and key-value pairs (default 64:4,128:8,256:16,512:32)\n"
     "  --dims a,b,...      model widths (default 32,64,128)\n"
     "  --lrs a,b,...       learning rates tried on seed 1 (default 1e-3,3e-3)\n"
-    "  --seeds K           seeds 2..K run at the best learning rate (default 2)\n"
+    "  --seeds K           seeds 2..K run at the best learning rate, widths and state knobs alike (default 2)\n"
     "  --steps S           training steps of every cell (default: the task's)\n"
     "  --train-args='...'  further flags for every cell's attnzoo train (with '=': they begin with --)\n"
     "  --threads T         OMP_NUM_THREADS of each cell (default 1)\n"
