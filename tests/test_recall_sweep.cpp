@@ -157,6 +157,14 @@ TEST_CASE("recall sweep: bad flags are refused in one line") {
   CHECK(contains(out, "did you mean full"));
   CHECK(run_cli("recall --seeds 0 --out " + d.path, &out) != 0);
   CHECK(contains(out, "--seeds must be in 1..20"));
+  CHECK(run_cli("recall --knob-values 8,x --out " + d.path, &out) != 0);
+  CHECK(contains(out, "--knob-values expects numbers in 1..65536, got 'x'"));
+  // --knob-values keeps the listed windows only
+  REQUIRE(run_cli("recall --models local --points 16:2 --dims 16 --lrs 1e-2 --seeds 2 --knob-values 8,16 --dry-run --out " +
+                      d.path, &out) == 0);
+  CHECK(contains(out, "--window 8 "));
+  CHECK(contains(out, "--window 16 "));
+  CHECK(!contains(out, "--window 32 "));
 }
 
 // A causal model without a decoding state (the mixer re-runs its prefix for every token) is

@@ -117,6 +117,7 @@ struct Options {
   int64_t state_dim = 64;
   std::vector<std::string> train_args;  // --train-args: passed to every cell
   bool dry_run = false, report_only = false, no_state = false;
+  std::set<double> knob_values;  // --knob-values: run only these knob values (empty: all)
 };
 
 Cell make_cell(const Options& o, const std::string& model, const Point& p, int64_t dim, double lr, int seed,
@@ -188,7 +189,7 @@ std::vector<Cell> plan(const Options& o, const std::map<std::string, JsonObject>
     for (auto& k : state_knobs())
       if (std::count(o.models.begin(), o.models.end(), k.model))
         for (double kv : k.values)
-          if (!(k.flag == "heads" && (o.state_dim % int64_t(kv) != 0)))
+          if (!(k.flag == "heads" && (o.state_dim % int64_t(kv) != 0)) && (o.knob_values.empty() || o.knob_values.count(kv)))
             add_config(k.model, o.state_point, o.state_dim, k.flag, kv, "state", o.seeds);
   return v;
 }
@@ -497,6 +498,7 @@ const char* kHelp =
     "  --threads T         OMP_NUM_THREADS of each cell (default 1)\n"
     "  --state-point T:N   where the state chart's knobs vary (default 256:16), at --state-dim D (default 64)\n"
     "  --no-state          skip the state chart's extra cells (windows, features, heads)\n"
+    "  --knob-values a,b   run only these values of each knob (a budget; the report shows what is recorded)\n"
     "  --dry-run           print the cells and whether each is done; --report-only: rewrite the report\n"
     "A rerun skips finished cells (DIR/results.jsonl); seeds 2..K follow once a configuration's grid is done.\n";
 
@@ -506,7 +508,7 @@ int cmd_recall(const std::vector<std::string>& args) {
   for (auto& a : args)
     if (a == "--help" || a == "-h") return std::printf("%s", kHelp), 0;
   Flags f("recall", args, {"out", "models", "points", "dims", "lrs", "seeds", "steps", "train-args", "threads",
-                            "state-point", "state-dim"},
+                            "state-point", "state-dim", "knob-values"},
           {"dry-run", "report-only", "no-state"});
   Options o;
   o.out = f.str("out", o.out);
@@ -537,6 +539,7 @@ int cmd_recall(const std::vector<std::string>& args) {
   std::istringstream ta(f.str("train-args", ""));
   for (std::string w; ta >> w;) o.train_args.push_back(w);
   o.dry_run = f.on("dry-run"), o.report_only = f.on("report-only"), o.no_state = f.on("no-state");
+  for (auto& s : split_list(f.str("knob-values", ""))) o.knob_values.insert(parse_number("--knob-values", s, 1, 65536));
   fs::create_directories(o.out);
   if (!o.report_only) {
     std::string exe = fs::read_symlink("/proc/self/exe").string();
