@@ -460,6 +460,14 @@ TEST_CASE("every command that writes files writes under its output folder alone,
   run(docs);
   run(docs);  // again: the map runs are reused, nothing refuses
   CHECK(fs::exists(O + "/docs/tour.md"));
+  {  // a page's recall section reads the sweep's records: widths with their decoding state, and the model's own knob
+    std::ifstream in(O + "/docs/local.md");
+    std::stringstream page;
+    page << in.rdbuf();
+    CHECK(az::test::contains(page.str(), "| length, pairs | dim | seeds | accuracy (%) | each seed | decoding state |"));
+    CHECK(az::test::contains(page.str(), "### Recall against its decoding state"));
+    CHECK(az::test::contains(page.str(), "| --window | 8 | 10.0 KiB |"));
+  }
   for (auto& e : fs::recursive_directory_iterator(W)) {
     std::string p = e.path().string();
     INFO(p);

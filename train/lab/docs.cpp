@@ -597,14 +597,30 @@ std::string lra_section(const DocsOptions& o, const std::string& name, const std
 std::string recall_sweep_section(const DocsOptions& o, const std::string& name) {
   const std::string rel = "docs/recall/sweep/results.jsonl", path = (fs::path(o.src) / rel).string();
   if (!fs::exists(path)) return "";
-  std::map<std::pair<int64_t, int64_t>, std::map<int64_t, std::vector<double>>> acc;  // (T, pairs) -> dim -> %
+  struct Cellset {
+    std::vector<double> acc;  // % per seed
+    double bytes = -1;        // the decoding state seed 1 measured
+  };
+  std::map<std::pair<int64_t, int64_t>, std::map<int64_t, Cellset>> acc;  // (T, pairs) -> dim -> seeds
+  std::map<std::pair<std::string, double>, Cellset> knob;                 // (knob, value) -> seeds
   bool causal = false;
   for (auto& r : read_jsonl(path)) {
-    if (json_text(r, "model") != name || json_text(r, "group") != "grid" || json_text(r, "status") != "ok") continue;
-    acc[{int64_t(json_number(r, "seq_len", 0)), int64_t(json_number(r, "pairs", 0))}][int64_t(json_number(r, "dim", 0))]
-        .push_back(100 * json_number(r, "test_acc", 0));
+    if (json_text(r, "model") != name || json_text(r, "status") != "ok") continue;
+    std::string group = json_text(r, "group");
+    if (group != "grid" && group != "state") continue;
+    Cellset& c = group == "grid" ? acc[{int64_t(json_number(r, "seq_len", 0)), int64_t(json_number(r, "pairs", 0))}]
+                                      [int64_t(json_number(r, "dim", 0))]
+                                 : knob[{json_text(r, "knob"), json_number(r, "knob_value", 0)}];
+    c.acc.push_back(100 * json_number(r, "test_acc", 0));
+    if (json_number(r, "seed", 0) == 1) c.bytes = json_number(r, "state_bytes", -1);
     causal = json_text(r, "causal") == "true" || json_number(r, "causal", 0) != 0;
   }
+  auto state = [](double b) { return b < 0 ? std::string("-") : b < 1024 ? fmt("%.0f B", b) : fmt("%.1f KiB", b / 1024); };
+  auto each = [](const std::vector<double>& v) {
+    std::string s;
+    for (double x : v) s += (s.empty() ? "" : ", ") + fmt("%.1f", x);
+    return s;
+  };
   std::ostringstream md;
   md << "## Associative recall against width (the recall sweep)\n\n";
   if (acc.empty())
@@ -613,14 +629,26 @@ std::string recall_sweep_section(const DocsOptions& o, const std::string& name) 
   md << "MQAR test accuracy (%) over the query positions, " << (causal ? "trained causal" : "non-causal")
      << ", 1000 steps, learning rate 3e-3, mean ± sample sd over the seeds run so far (records `" << rel
      << "`, report [docs/recall/sweep/results.md](../recall/sweep/results.md); Welch's test there says which points "
-        "differ from full attention's).\n\n| length, pairs | dim | seeds | accuracy (%) | each seed |\n|---|---:|---:|---:|---|\n";
+        "differ from full attention's)"
+     << (causal ? "; the decoding state is what the trained model's decoder holds after the whole sequence, measured" : "")
+     << ".\n\n| length, pairs | dim | seeds | accuracy (%) | each seed |" << (causal ? " decoding state |" : "")
+     << "\n|---|---:|---:|---:|---|" << (causal ? "---:|" : "") << "\n";
   for (auto& [point, dims] : acc)
-    for (auto& [dim, v] : dims) {
-      std::string each;
-      for (double x : v) each += (each.empty() ? "" : ", ") + fmt("%.1f", x);
-      md << "| " << point.first << ", " << point.second << " | " << dim << " | " << v.size() << " | " << show(mean_sd(v))
-         << " | " << each << " |\n";
+    for (auto& [dim, c] : dims) {
+      md << "| " << point.first << ", " << point.second << " | " << dim << " | " << c.acc.size() << " | "
+         << show(mean_sd(c.acc)) << " | " << each(c.acc) << " |";
+      if (causal) md << " " << state(c.bytes) << " |";
+      md << "\n";
     }
+  if (!knob.empty()) {
+    md << "\n### Recall against its decoding state\n\nThe same task at length 256 with 16 pairs and dim 64, along "
+          "this model's own state knob (the state chart of [docs/recall/sweep/results.md](../recall/sweep/results.md), "
+          "where the frontier over all models is drawn).\n\n| knob | value | decoding state | seeds | accuracy (%) | each seed |\n"
+          "|---|---:|---:|---:|---:|---|\n";
+    for (auto& [k, c] : knob)
+      md << "| --" << k.first << " | " << fmt("%g", k.second) << " | " << state(c.bytes) << " | " << c.acc.size() << " | "
+         << show(mean_sd(c.acc)) << " | " << each(c.acc) << " |\n";
+  }
   return md.str() + "\n";
 }
 
