@@ -108,10 +108,12 @@ TEST_CASE("recall sweep: the state chart varies each variant's own knob, and its
   CHECK(contains(md, "(T 16, 2 pairs)"));
   CHECK(contains(md, "local --window 8/16/32/64/128"));
   // the report: one row per point with its seed spread, and Based's frontier in the table and the chart
-  CHECK(contains(md, "| model | point | state | recall (%) | seeds | on the frontier |"));
+  CHECK(contains(md, "| model | point | state | recall (%) | seeds | against the previous point | on the frontier |"));
   CHECK(contains(md, "| local | window 8 | "));
   CHECK(contains(md, "| linear | dim 16 | "));
-  CHECK(contains(md, " | 2 | yes |"));  // the smallest state is on the frontier, with two seeds
+  CHECK(contains(md, " | 2 |  | yes |"));  // the smallest state is on the frontier, with two seeds and no point before it
+  // each larger point of a model is compared with the one before it: higher, lower, or not told apart
+  CHECK((contains(md, " | 2 | not told apart | ") || contains(md, " | 2 | higher | ") || contains(md, " | 2 | lower | ")));
   std::string gp = read(d / "recall-state.gp");
   CHECK(contains(gp, "with yerrorlines"));
   CHECK(contains(gp, "title 'frontier'"));

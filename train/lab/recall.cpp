@@ -460,10 +460,23 @@ void write_report(const Options& o) {
      << ". The grey steps are the frontier, as Based draws it: the best mean recall reached at or below each "
         "state.\n\n![accuracy against state](recall-state.png)\n\n";
   if (!spts.empty()) {
-    md << "| model | point | state | recall (%) | seeds | on the frontier |\n|---|---|---:|---:|---:|---|\n";
-    for (auto& sp : spts)
+    md << "Against the previous point says whether a point's recall differs from that of the same model's next "
+          "smaller state by more than the seed spread (Welch's test, 5%; two seeds each at least): where it says "
+          "*not told apart*, the two are not ranked.\n\n"
+       << "| model | point | state | recall (%) | seeds | against the previous point | on the frontier |\n"
+          "|---|---|---:|---:|---:|---|---|\n";
+    for (size_t i = 0; i < spts.size(); ++i) {
+      const StatePoint& sp = spts[i];
+      std::string vs;
+      if (i > 0 && spts[i - 1].model == sp.model) {
+        const SeedStats &a = spts[i - 1].row.st, &b = sp.row.st;
+        if (a.n() < 2 || b.n() < 2) vs = "(one seed)";
+        else if (!differs_beyond_seeds(a, b)) vs = "not told apart";
+        else vs = b.mean > a.mean ? "higher" : "lower";
+      }
       md << "| " << sp.model << " | " << sp.label << " | " << kib(sp.row.bytes) << " | " << pct(sp.row.st) << " | "
-         << sp.row.st.n() << " | " << (std::count(front.begin(), front.end(), &sp) ? "yes" : "") << " |\n";
+         << sp.row.st.n() << " | " << vs << " | " << (std::count(front.begin(), front.end(), &sp) ? "yes" : "") << " |\n";
+    }
     md << "\n";
   }
   std::vector<std::string> noncausal;
