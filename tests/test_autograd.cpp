@@ -600,6 +600,17 @@ TEST_CASE("profiler: --profile's table counts each op's forward and backward, an
   CHECK(Profiler::table().find("matmul") == std::string::npos);
 }
 
+TEST_CASE("blas: OpenBLAS's pthreads build gets a one-line notice naming the fix, its OpenMP and sequential builds none") {
+  CHECK(blas_threading_notice(2) == "");  // OpenMP
+  CHECK(blas_threading_notice(0) == "");  // sequential
+  std::string n = blas_threading_notice(1);
+  CHECK(az::test::contains(n, "pthreads build"));
+  CHECK(az::test::contains(n, "update-alternatives --config libopenblas.so.0-"));
+  CHECK(n.find('\n') == std::string::npos);
+  // make deps installs the OpenMP build; a machine that selected another gets told here, not failed
+  WARN_MESSAGE(blas_threading_notice() == "", blas_threading_notice());
+}
+
 TEST_CASE("a product split among threads by rows, columns or inner slices equals one sgemm") {
   // Every split, 2 to 5 parts (more than the machine's cores is allowed), every transpose pair,
   // beta 0 and 1, alpha 1 and 0.5, at a skinny shape like a linear layer's (M = B N rows).

@@ -88,4 +88,12 @@ void sgemm_split(const GemmPlan& plan, bool ta, bool tb, int64_t M, int64_t N, i
   }
 }
 
+std::string blas_threading_notice(int parallel) {
+  if (parallel < 0) parallel = openblas_get_parallel();
+  if (parallel != 1) return "";
+  return "note: the OpenBLAS loaded is its pthreads build, whose threads compete with attnzoo's OpenMP threads "
+         "(slower products); make deps installs the OpenMP build: select it with update-alternatives --config "
+         "libopenblas.so.0-$(gcc -dumpmachine)";
+}
+
 }  // namespace az

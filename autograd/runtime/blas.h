@@ -5,6 +5,7 @@
 // routing's centroid scores.
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace az {
 
@@ -42,5 +43,13 @@ inline void sgemm_dense(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const
                         float* C, float alpha = 1.0f) {
   sgemm(ta, tb, M, N, K, alpha, A, ta ? M : K, B, tb ? K : N, beta, C, N);
 }
+
+// OpenBLAS comes in three builds (openblas_get_parallel(): 0 sequential, 1 pthreads, 2 OpenMP), and
+// Debian picks one by update-alternatives (the pthreads build ranks first when both are installed).
+// attnzoo threads with OpenMP and calls sgemm inside its own parallel regions, where only the
+// OpenMP build runs one thread per call; the pthreads build starts its own pool beside ours.
+// A one-line notice naming the fix for `parallel` (the loaded library's openblas_get_parallel()
+// when -1), or "" when the build suits.
+std::string blas_threading_notice(int parallel = -1);
 
 }  // namespace az

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "data/dataset.h"
+#include "autograd/runtime/blas.h"
 #include "autograd/runtime/strings.h"
 #include "autograd/runtime/threads.h"
 #include "train/lab/bench.h"
@@ -370,6 +371,12 @@ int cli_main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   auto args = rest(argc, argv, 2);
+  // the commands whose speed is the point say so when OpenBLAS's threads would fight ours
+  for (const char* c : {"train", "bench", "lra", "recall", "bench-generate"})
+    if (cmd == c) {
+      std::string note = blas_threading_notice();
+      if (!note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
+    }
   try {
     if (cmd == "train") return cmd_train(args);
     if (cmd == "eval") return cmd_eval(args);
