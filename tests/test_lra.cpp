@@ -28,6 +28,7 @@
 #include "tests/util.h"
 
 using namespace az;
+using az::test::contains;
 namespace fs = std::filesystem;
 
 namespace {
@@ -310,6 +311,32 @@ TEST_CASE("--merge: two sweeps run side by side on different models make one rep
   CHECK(run_cli(run + "--report-only --merge " + both + " --out " + both, &out) != 0);
   CHECK(out.find("is the --out folder itself") != std::string::npos);
   for (auto& d : {a, b, both}) fs::remove_all(d);
+}
+
+TEST_CASE("a row of its own: MODEL+TAG trains MODEL with its --model-args and is reported under its own name") {
+  std::string dir = temp_dir(), out;
+  const std::string run = "lra --preset tiny --tasks listops --threads 1 --no-bench --models local,local+w3 ";
+  REQUIRE_MESSAGE(run_cli(run + "--model-args 'local+w3=--window 3' --out " + dir, &out) == 0, out);
+  auto rows = read_jsonl(dir + "/results.jsonl");
+  REQUIRE(rows.size() == 2);
+  std::map<std::string, std::string> key;  // model (row) -> its cell's command
+  for (auto& r : rows) key[json_text(r, "model")] = json_text(r, "key");
+  REQUIRE(key.count("local+w3"));
+  CHECK(contains(key["local+w3"], "--model local --seq-len"));
+  CHECK(contains(key["local+w3"], "--window 3"));
+  CHECK(!contains(key["local"], "--window 3"));
+  CHECK(fs::exists(dir + "/cells/listops-local+w3/best.ckpt"));
+  std::string md = slurp(dir + "/results.md");
+  CHECK(contains(md, "| **local+w3** | fixed |"));
+  CHECK(contains(md, "| **local** | fixed |"));
+  // a row without its settings, an empty tag, or an unknown model before the '+' is refused in one line
+  CHECK(run_cli("lra --preset tiny --models local+w3 --dry-run --out " + dir, &out) == 2);
+  CHECK(contains(out, "local+w3 is a row of local with settings of its own: give them in --model-args 'local+w3=--flag value'"));
+  CHECK(run_cli("lra --preset tiny --models local+ --dry-run --out " + dir, &out) == 2);
+  CHECK(contains(out, "needs a tag after the '+'"));
+  CHECK(run_cli("lra --preset tiny --models nope+x --model-args 'nope+x=--window 3' --dry-run --out " + dir, &out) == 2);
+  CHECK(contains(out, "unknown model 'nope'"));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("a failing cell is recorded with its message and the sweep goes on; --retry-failed reruns it") {

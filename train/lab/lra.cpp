@@ -175,7 +175,7 @@ LraCell train_cell(const LraTask& t, const LraData& d, const std::string& model,
       log = eval / k;
       break;
     }
-  std::vector<std::string> rest = {"--model", model, "--seq-len", s(t.data.seq_len), "--dim", s(t.dim), "--heads", s(t.heads),
+  std::vector<std::string> rest = {"--model", lra_base_model(model), "--seq-len", s(t.data.seq_len), "--dim", s(t.dim), "--heads", s(t.heads),
                                    "--layers", s(t.layers), "--ffn", s(t.ffn), "--steps", s(steps), "--batch", s(t.batch),
                                    "--lr", g(t.lr), "--warmup", s(scaled(t.warmup, scale)), "--schedule", "cosine",
                                    "--eval-every", s(eval), "--log-every", s(log), "--seed", s(seed)};
@@ -189,7 +189,7 @@ LraCell train_cell(const LraTask& t, const LraData& d, const std::string& model,
 LraCell bench_cell(const LraBench& b, int64_t n, const std::string& model, const std::vector<std::string>& extra) {
   LraCell c;
   c.kind = "bench", c.model = model, c.seq_len = n, c.id = "bench-" + s(n) + "-" + model;
-  c.args = {"bench", "--model", model, "--seq-len", s(n), "--batch", s(b.batch), "--dim", s(b.dim), "--heads", s(b.heads),
+  c.args = {"bench", "--model", lra_base_model(model), "--seq-len", s(n), "--batch", s(b.batch), "--dim", s(b.dim), "--heads", s(b.heads),
             "--layers", s(b.layers), "--ffn", s(b.ffn), "--steps", s(b.steps), "--warmup", s(b.warmup)};
   c.args.insert(c.args.end(), extra.begin(), extra.end());
   c.key = join(c.args, " ");
@@ -436,7 +436,7 @@ std::string run_cell(const LraCell& c, const std::string& dir, const std::string
     std::snprintf(buf, sizeof buf, "%.*f", prec, v);
     return std::string(buf);
   };
-  std::string family = attention_info(c.model).family;
+  std::string family = attention_info(lra_base_model(c.model)).family;
   js << "{\"id\": " << json_quote(c.id) << ", \"kind\": " << json_quote(c.kind) << ", \"task\": " << json_quote(c.task)
      << ", \"model\": " << json_quote(c.model) << (c.kind == "train" ? ", \"seed\": " + s(c.seed) : std::string()) << ", \"family\": " << json_quote(family) << ", \"seq_len\": " << c.seq_len
      << ", \"wall_seconds\": " << f(from.elapsed + r.seconds, 1) << ", \"cpu_seconds\": " << f(from.cpu + r.cpu_seconds, 1)
@@ -521,7 +521,9 @@ std::string lra_help() {
     "  --preset quick   a smoke test of the pipeline: a few minutes on 2 cores\n"
     "           mini    the README's numbers, 3 seeds: 9 CPU-hours for nine models on LRA's five tasks (measured)\n"
     "           full    LRA's lengths, 2 seeds: 19 CPU-hours for nine models (docs/lra/full-projection)\n"
-    "  --models a,b,... models to run (default: every model)\n"
+    "  --models a,b,... models to run (default: every model); MODEL+TAG is a row of its own that trains\n"
+    "                   MODEL with the settings --model-args gives it, e.g. reformer+lra with\n"
+    "                   --model-args 'reformer+lra=--form 1 --hashes 1'\n"
     "  --tasks a,b,...  of the preset's tasks (default: all of them):\n" + tasks +
     "  --seeds K        train every (task, model) K times, seeds 1..K: results.md gives mean +- std\n"
     "                   and says which differences from full attention exceed the seed spread\n"
@@ -577,8 +579,11 @@ int cmd_lra(const std::vector<std::string>& args) {
   std::vector<std::string> known = attention_names();
   if (f.has("models")) {
     for (auto& m : split_list(f.str("models", ""), ',')) {
-      if (std::find(known.begin(), known.end(), m) == known.end())
-        fail("lra: --models: unknown model '" + m + "' (valid: " + join(known, ", ") + ")");
+      std::string base = lra_base_model(m);
+      if (std::find(known.begin(), known.end(), base) == known.end())
+        fail("lra: --models: unknown model '" + base + "' (valid: " + join(known, ", ") + ")");
+      if (base != m && m.size() == base.size() + 1)
+        fail("lra: --models: '" + m + "' needs a tag after the '+' (a row of " + base + " with settings of its own)");
       if (std::find(sw.models.begin(), sw.models.end(), m) == sw.models.end()) sw.models.push_back(m);
     }
   } else {
@@ -597,10 +602,16 @@ int cmd_lra(const std::vector<std::string>& args) {
     std::string m = item.substr(0, eq);
     while (!m.empty() && m.back() == ' ') m.pop_back();
     while (!m.empty() && m.front() == ' ') m.erase(0, 1);
-    if (eq == std::string::npos || std::find(known.begin(), known.end(), m) == known.end())
-      fail("lra: --model-args: expected MODEL=--flag value ..., got '" + item + "' (models: " + join(known, ", ") + ")");
+    bool row = m.find('+') != std::string::npos && std::count(sw.models.begin(), sw.models.end(), m);
+    if (eq == std::string::npos || (!row && std::find(known.begin(), known.end(), m) == known.end()))
+      fail("lra: --model-args: expected MODEL=--flag value ..., got '" + item + "' (models: " + join(known, ", ") +
+           ", or a MODEL+TAG row named in --models)");
     extra[m] = split_list(item.substr(eq + 1), ' ');
   }
+  for (auto& m : sw.models)
+    if (m != lra_base_model(m) && extra[m].empty())
+      fail("lra: --models: " + m + " is a row of " + lra_base_model(m) + " with settings of its own: give them in --model-args '" +
+           m + "=--flag value'");
   double scale = f.number("steps-scale", 1.0);
   if (!(scale > 0 && scale <= 1000)) fail("lra: --steps-scale must be in (0, 1000], got " + f.str("steps-scale", ""));
   sw.steps_scale = scale;

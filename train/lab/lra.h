@@ -120,6 +120,10 @@ bool differs_beyond_seeds(const SeedStats& a, const SeedStats& b);
 // projection mixes all positions" for lm, whose models must be causal), or "" when it
 // can.  Such a cell is never planned; the report shows a dash and the reason.
 std::string lra_cannot_run(const std::string& task, const std::string& model);
+// A sweep's row is a registered model, or MODEL+TAG: that model again with settings of its own
+// (--model-args 'MODEL+TAG=--flag v'), reported as a row of its own (reformer+lra: LRA's form).
+// The registered model a row trains.
+std::string lra_base_model(const std::string& row);
 // The settings a model needs to run a task, from its registry facts: for a task whose
 // models must be causal, those of its causal form (longformer: --globals 0); else none.
 std::vector<std::string> lra_task_model_args(const std::string& task, const std::string& model);

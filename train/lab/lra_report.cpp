@@ -284,7 +284,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
     md << " | |\n";
   }
   for (auto& m : order) {
-    md << "| **" << m << "** | " << attention_info(m).family << " |";
+    md << "| **" << m << "** | " << attention_info(lra_base_model(m)).family << " |";
     for (auto& c : cols) {
       std::string d = dash(c.task, m);
       auto it = val.find({c.task, m});
@@ -490,7 +490,7 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
     auto add_point = [&](BubbleChart& c, const std::string& m, double y, double err) {
       const JsonObject* r = ok("bench-" + std::to_string(longest) + "-" + m);
       if (r)
-        c.points.push_back({m, attention_info(m).family, json_number(*r, "steps_per_s", 0), y,
+        c.points.push_back({m, attention_info(lra_base_model(m)).family, json_number(*r, "steps_per_s", 0), y,
                             json_number(*r, "peak_rss_mb", 0), err});
       return r != nullptr;
     };

@@ -13,8 +13,10 @@ namespace az {
 
 // ---- the columns ----------------------------------------------------------------------------
 
+std::string lra_base_model(const std::string& row) { return row.substr(0, row.find('+')); }
+
 std::string lra_cannot_run(const std::string& task, const std::string& model) {
-  const AttentionInfo& a = attention_info(model);
+  const AttentionInfo& a = attention_info(lra_base_model(model));
   // a task that predicts each position from the ones before it (lm) needs a causal form
   if (task_info(task).causal && !a.causal_ok)
     return "no causal form" + (a.why_not_causal.empty() ? std::string() : ": " + a.why_not_causal);
@@ -24,7 +26,7 @@ std::string lra_cannot_run(const std::string& task, const std::string& model) {
 std::vector<std::string> lra_task_model_args(const std::string& task, const std::string& model) {
   std::vector<std::string> args;
   if (!task_info(task).causal) return args;
-  for (auto& [knob, v] : attention_info(model).causal_knobs) {
+  for (auto& [knob, v] : attention_info(lra_base_model(model)).causal_knobs) {
     std::string flag = "--" + knob;
     std::replace(flag.begin(), flag.end(), '_', '-');
     char b[32];
