@@ -57,8 +57,12 @@ EOD
 $d11 << EOD
 64 7.675 1.8767
 32 3.99792 0.0691278
+128 6.77083 0.216175
 EOD
 $d12 << EOD
+64 7.06042 0.0866777
+32 5.55417 0.140637
+128 7.02917 0.035539
 EOD
 $d13 << EOD
 64 48.3969 53.7711
@@ -71,27 +75,27 @@ $d15 << EOD
 128 99.525 0
 EOD
 $d16 << EOD
-64 2.975 0
-32 1.20625 0
-128 1.7625 0
+64 2.18333 0.769774
+32 2.64792 2.9974
+128 1.36042 0.469971
 EOD
 $d17 << EOD
-64 97.275 0
-32 82.9125 0
+64 96.7333 1.04273
+32 83.7 1.11369
 128 5.825 0
 EOD
 $d18 << EOD
 64 1.89792 0.110456
-32 1.6875 0
-128 1.45625 0
+32 1.54167 0.128746
+128 1.87292 0.431989
 EOD
 $d19 << EOD
 64 6.23958 0.109211
-32 3.9875 0
-128 7.00625 0
+32 4.15833 0.248773
+128 7.05 0.139614
 EOD
 
-set terminal svg size 500,420 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
+set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
 set output 'recall-dim.svg'
 set multiplot layout 1,1 title 'MQAR: test accuracy against model dim'
 set logscale x 2
@@ -100,11 +104,11 @@ set xlabel 'model dim'
 set key off
 set key outside right font ',8'
 set title 'T 256, 16 pairs'
-plot $d0 using 1:2 with linespoints title "bigbird", $d1 using 1:2 with linespoints title "compressed", $d2 using 1:2 with linespoints title "efficient", $d3 using 1:2 with linespoints title "flash", $d4 using 1:2 with linespoints title "fnet", $d5 using 1:2 with linespoints title "full", $d6 using 1:2 with linespoints title "global", $d7 using 1:2 with linespoints title "gmlp", $d8 using 1:2 with linespoints title "linear", $d9 using 1:2 with linespoints title "linformer", $d10 using 1:2 with linespoints title "local", $d11 using 1:2 with linespoints title "longformer", $d12 using 1:2 with linespoints title "mixer", $d13 using 1:2 with linespoints title "performer", $d14 using 1:2 with linespoints title "reformer", $d15 using 1:2 with linespoints title "rfa", $d16 using 1:2 with linespoints title "routing", $d17 using 1:2 with linespoints title "sinkhorn", $d18 using 1:2 with linespoints title "strided", $d19 using 1:2 with linespoints title "synthesizer"
+plot $d0 using 1:2:3 with yerrorlines title "bigbird", $d1 using 1:2:3 with yerrorlines title "compressed", $d2 using 1:2:3 with yerrorlines title "efficient", $d3 using 1:2:3 with yerrorlines title "flash", $d4 using 1:2:3 with yerrorlines title "fnet", $d5 using 1:2:3 with yerrorlines title "full", $d6 using 1:2:3 with yerrorlines title "global", $d7 using 1:2:3 with yerrorlines title "gmlp", $d8 using 1:2:3 with yerrorlines title "linear", $d9 using 1:2:3 with yerrorlines title "linformer", $d10 using 1:2:3 with yerrorlines title "local", $d11 using 1:2:3 with yerrorlines title "longformer", $d12 using 1:2:3 with yerrorlines title "mixer", $d13 using 1:2:3 with yerrorlines title "performer", $d14 using 1:2:3 with yerrorlines title "reformer", $d15 using 1:2:3 with yerrorlines title "rfa", $d16 using 1:2:3 with yerrorlines title "routing", $d17 using 1:2:3 with yerrorlines title "sinkhorn", $d18 using 1:2:3 with yerrorlines title "strided", $d19 using 1:2:3 with yerrorlines title "synthesizer"
 unset multiplot
 
 unset output
-set terminal pngcairo size 500,420 noenhanced font 'Helvetica,11' background rgb 'white'
+set terminal pngcairo size 900,560 noenhanced font 'Helvetica,11' background rgb 'white'
 set output 'recall-dim.png'
 set multiplot layout 1,1 title 'MQAR: test accuracy against model dim'
 set logscale x 2
@@ -113,7 +117,7 @@ set xlabel 'model dim'
 set key off
 set key outside right font ',8'
 set title 'T 256, 16 pairs'
-plot $d0 using 1:2 with linespoints title "bigbird", $d1 using 1:2 with linespoints title "compressed", $d2 using 1:2 with linespoints title "efficient", $d3 using 1:2 with linespoints title "flash", $d4 using 1:2 with linespoints title "fnet", $d5 using 1:2 with linespoints title "full", $d6 using 1:2 with linespoints title "global", $d7 using 1:2 with linespoints title "gmlp", $d8 using 1:2 with linespoints title "linear", $d9 using 1:2 with linespoints title "linformer", $d10 using 1:2 with linespoints title "local", $d11 using 1:2 with linespoints title "longformer", $d12 using 1:2 with linespoints title "mixer", $d13 using 1:2 with linespoints title "performer", $d14 using 1:2 with linespoints title "reformer", $d15 using 1:2 with linespoints title "rfa", $d16 using 1:2 with linespoints title "routing", $d17 using 1:2 with linespoints title "sinkhorn", $d18 using 1:2 with linespoints title "strided", $d19 using 1:2 with linespoints title "synthesizer"
+plot $d0 using 1:2:3 with yerrorlines title "bigbird", $d1 using 1:2:3 with yerrorlines title "compressed", $d2 using 1:2:3 with yerrorlines title "efficient", $d3 using 1:2:3 with yerrorlines title "flash", $d4 using 1:2:3 with yerrorlines title "fnet", $d5 using 1:2:3 with yerrorlines title "full", $d6 using 1:2:3 with yerrorlines title "global", $d7 using 1:2:3 with yerrorlines title "gmlp", $d8 using 1:2:3 with yerrorlines title "linear", $d9 using 1:2:3 with yerrorlines title "linformer", $d10 using 1:2:3 with yerrorlines title "local", $d11 using 1:2:3 with yerrorlines title "longformer", $d12 using 1:2:3 with yerrorlines title "mixer", $d13 using 1:2:3 with yerrorlines title "performer", $d14 using 1:2:3 with yerrorlines title "reformer", $d15 using 1:2:3 with yerrorlines title "rfa", $d16 using 1:2:3 with yerrorlines title "routing", $d17 using 1:2:3 with yerrorlines title "sinkhorn", $d18 using 1:2:3 with yerrorlines title "strided", $d19 using 1:2:3 with yerrorlines title "synthesizer"
 unset multiplot
 
 unset output
