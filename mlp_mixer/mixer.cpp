@@ -27,12 +27,16 @@
 // i reading hidden units h <= i (W2[i,h] = 0 for h > i): both token-mixing
 // weights are masked triangular, as gMLP masks its spatial weights, so output
 // i depends only on positions <= i.  Cost O(N^2 D) per example, like gMLP's;
-// --token_hidden must then be 0 (= --seq-len).  Decoding re-runs the prefix.
+// --token_hidden must then be 0 (= --seq-len).  Decoding (Decode below) keeps
+// the past inputs x_j and the finished hidden units gelu(h): hidden unit t is
+// complete once x_t arrives, and output t reads units h <= t only.  State
+// 2 t D floats, cost O(t D) per token, like gMLP's cache.
 //
 // forward() runs the fused token MLP (token_mlp.h); reference() writes its two
 // products in composed ops.
 #include "attention/attention.h"
 #include "attention/common.h"
+#include "attention/decode/decode.h"
 #include "mlp_mixer/token_mlp.h"
 
 namespace az {
@@ -75,7 +79,11 @@ class MlpMixer : public Attention {
     return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "token MLP");
   }
 
+  // Generation (causal): the past inputs and finished hidden units (Decode below).
+  std::unique_ptr<DecodeState> decoder() override;
+
  private:
+  class Decode;
   // The token-mixing weights for N positions: W1, W2 [N, D_S], b1 [D_S], b2 [N].
   struct Weights {
     Tensor w1, b1, w2, b2;
@@ -112,6 +120,43 @@ class MlpMixer : public Attention {
   int64_t ds_;
   Tensor w1_, b1_, w2_, b2_;
 };
+
+// Position t (causal, D_S = max_len): x_t joins the input cache; hidden unit t, the last one
+// output t reads, is now complete:  H_t = gelu(sum_{j<=t} W1[j,t] x_j + b1[t]),
+//   y_t = sum_{h<=t} W2[t,h] H_h + b2[t].          O(t D) per token; state 2 t D floats.
+class MlpMixer::Decode : public DecodeState {
+ public:
+  explicit Decode(MlpMixer& m) : m_(m) {}
+  Tensor step(const Tensor& x) override {
+    NoGradGuard ng;
+    const int64_t t = t_++, D = m_.cfg_.dim, L = m_.cfg_.max_len, S = m_.ds_;
+    if (t >= L) fail("mixer: position " + std::to_string(t) + " is past --seq-len " + std::to_string(L));
+    X_.insert(X_.end(), x.data(), x.data() + D);
+    Tensor pre = Tensor::zeros({1, 1, D});  // hidden unit t before its GELU
+    float* p = pre.data();
+    const float* w1 = m_.w1_.data();
+    for (int64_t j = 0; j <= t; ++j)
+      for (int64_t e = 0; e < D; ++e) p[e] += w1[j * S + t] * X_[size_t(j * D + e)];
+    for (int64_t e = 0; e < D; ++e) p[e] += m_.b1_.data()[t];
+    Tensor hidden = gelu(pre);
+    H_.insert(H_.end(), hidden.data(), hidden.data() + D);
+    Tensor y = Tensor::zeros({1, 1, D});
+    const float* w2 = m_.w2_.data() + t * S;  // row t of W2
+    for (int64_t h = 0; h <= t; ++h)
+      for (int64_t e = 0; e < D; ++e) y.data()[e] += w2[h] * H_[size_t(h * D + e)];
+    for (int64_t e = 0; e < D; ++e) y.data()[e] += m_.b2_.data()[t];
+    return y;
+  }
+  int64_t state_bytes() const override { return int64_t((X_.size() + H_.size()) * sizeof(float)); }
+  std::string kind() const override { return "cache of inputs and hidden units"; }
+
+ private:
+  MlpMixer& m_;
+  std::vector<float> X_, H_;  // [t, D] each: past inputs, finished hidden units
+  int64_t t_ = 0;
+};
+
+std::unique_ptr<DecodeState> MlpMixer::decoder() { return std::make_unique<Decode>(*this); }
 
 RegisterAttention reg({"mixer", "MLP-Mixer token mixing: an MLP across positions, shared by channels (Tolstikhin et al. 2021)",
                        {{"token_hidden", 0, 0, 65536, "hidden width D_S of the token-mixing MLP; 0 = dim/2 (Mixer's ratio)"}},

@@ -160,7 +160,7 @@ TEST_CASE("the causality check catches a model that sees the future") {
 }
 
 TEST_CASE("every causal variant: token-by-token decoding gives the full forward's logits at every position (1e-5)") {
-  const std::set<std::string> stateful = {"full", "flash", "local", "strided", "longformer", "linear", "performer", "rfa", "synthesizer", "gmlp"};  // not test-rerun
+  const std::set<std::string> stateful = {"full", "flash", "local", "strided", "longformer", "linear", "performer", "rfa", "synthesizer", "gmlp", "mixer"};  // not test-rerun
   for (auto& [name, knobs] : causal_cases()) {
     CAPTURE(name);
     CAPTURE(knobs.size());
@@ -190,6 +190,8 @@ TEST_CASE("every causal variant: token-by-token decoding gives the full forward'
         name == "longformer")
       CHECK(dec.state_bytes() == bytes_at_10);
     if (name == "full" || name == "flash") CHECK(dec.state_bytes() > bytes_at_10);
+    // the mixer's caches: every input and finished hidden unit, 2 x D floats a position and layer
+    if (name == "mixer") CHECK(dec.state_bytes() == 2 * kN * 16 * 4 * 2);
     CHECK(dec.position() == kN);
     if (name == "test-rerun") CHECK(contains(dec.method(), "re-runs the prefix"));
   }

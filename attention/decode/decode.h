@@ -15,6 +15,7 @@
 //
 // synthesizer (causal): its value cache; each new logit row from x_t or the learned matrix.
 // gmlp (causal): the past rows of LN(Z2), which row t of W_s mixes.
+// mixer (causal): the past inputs and finished hidden units; unit t completes at position t.
 // A causal variant without a state (Attention::decoder() returns null, the
 // default) has generation re-run the whole prefix for each token.  Each state
 // reproduces its variant's full causal forward at every position
