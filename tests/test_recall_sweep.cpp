@@ -146,6 +146,20 @@ TEST_CASE("recall sweep: the state chart varies each variant's own knob, and its
     std::string at = std::to_string(b) + " bytes, " + std::to_string(m) + "%";
     CHECK_MESSAGE(m <= best, at);
   }
+  // a model's widths and its knob are two series in one colour (widths dashed), and a point is
+  // compared only with the one before it on its own axis: linear's width point opens its series
+  auto colour_of = [&](const std::string& title) {
+    size_t t = gp.find("title \"" + title + "\""), c = gp.rfind("lc rgb '", t);
+    return t == std::string::npos || c == std::string::npos ? std::string("none") : gp.substr(c, 15);
+  };
+  CHECK(colour_of("local: dims") != "none");
+  CHECK(colour_of("local: dims") == colour_of("local: window, dim 16"));
+  CHECK(colour_of("linear: dims") == colour_of("linear: heads, dim 16"));
+  CHECK(colour_of("local: dims") != colour_of("linear: dims"));
+  size_t row = md.find("| linear | dim 16 | ");
+  REQUIRE(row != std::string::npos);
+  std::string line = md.substr(row, md.find('\n', row) - row);
+  CHECK_MESSAGE(contains(line, " | 2 |  | "), line);
 }
 
 TEST_CASE("recall sweep: bad flags are refused in one line") {

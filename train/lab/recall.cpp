@@ -299,6 +299,7 @@ Row config_row(const Options& o, const std::map<std::string, JsonObject>& rec, c
 struct StatePoint {
   std::string model, label;  // label: "dim 64" or "window 16"
   Row row;
+  bool knob() const { return label.rfind("dim ", 0) != 0; }  // a point of the model's own knob, not a width
 };
 
 // Based's frontier: the points no smaller state beats, in order of state.  A point
@@ -405,35 +406,49 @@ void write_report(const Options& o) {
         for (double kv : k.values)
           add(make_cell(o, m, o.state_point, o.state_dim, o.lrs[0], 1, k.flag, kv, "state"), k.flag + " " + fmt("%g", kv));
   }
+  // one series per model and axis (its widths; its knob at the state dim), each in order of state
   std::stable_sort(spts.begin(), spts.end(), [](const StatePoint& a, const StatePoint& b) {
-    return a.model != b.model ? a.model < b.model : a.row.bytes < b.row.bytes;
+    if (a.model != b.model) return a.model < b.model;
+    if (a.knob() != b.knob()) return b.knob();
+    return a.row.bytes < b.row.bytes;
   });
+  auto same_series = [](const StatePoint& a, const StatePoint& b) { return a.model == b.model && a.knob() == b.knob(); };
   auto front = frontier(spts);
   std::ostringstream b2, p2;
   p2 << "set title 'MQAR at T " << o.state_point.T << ", " << o.state_point.N
      << " pairs: accuracy against the state kept while decoding'\n"
-     << "set logscale x 2\nset yrange [0:105]\nset xlabel 'decoding state (bytes, measured)'\nset ylabel 'test accuracy (%)'\n"
+     << "set logscale x 2\nset format x '%g'\nset yrange [0:105]\n"
+        "set xlabel 'decoding state (KiB, measured)'\nset ylabel 'test accuracy (%)'\n"
      << "set key outside right\nplot ";
-  size_t k = 0;
+  // data in bytes, drawn in KiB; a model's widths dashed with open marks, its knob solid in the same colour
+  size_t k = 0, colour = 0;
   for (size_t i = 0; i < spts.size();) {
     size_t j = i;
+    if (i > 0 && spts[i - 1].model != spts[i].model) ++colour;
     b2 << "$s" << k << " << EOD\n";
-    for (; j < spts.size() && spts[j].model == spts[i].model; ++j)
+    for (; j < spts.size() && same_series(spts[j], spts[i]); ++j)
       b2 << spts[j].row.bytes << " " << spts[j].row.st.mean << " " << spts[j].row.st.std << "\n";
     b2 << "EOD\n";
-    p2 << (k ? ", " : "") << "$s" << k << " using 1:2:3 with yerrorlines title " << gp_quote(spts[i].model);
+    const StatePoint& first = spts[i];
+    std::string title = first.knob() ? first.model + ": " + first.label.substr(0, first.label.find(' ')) + ", dim " +
+                                           std::to_string(o.state_dim)
+                                     : first.model + ": dims";
+    static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                    "#e377c2", "#bcbd22", "#17becf", "#000000", "#393b79", "#aec7e8"};
+    p2 << (k ? ", " : "") << "$s" << k << " using ($1/1024):2:3 with yerrorlines lc rgb '" << palette[colour % 12] << "'"
+       << (first.knob() ? " dt 1 pt 7" : " dt 2 pt 6") << " title " << gp_quote(title);
     ++k, i = j;
   }
   if (!front.empty()) {
     b2 << "$front << EOD\n";
     for (auto* f : front) b2 << f->row.bytes << " " << f->row.st.mean << "\n";
     b2 << "EOD\n";
-    p2 << ", $front using 1:2 with steps lw 3 lc rgb '#80000000' title 'frontier'";
+    p2 << ", $front using ($1/1024):2 with steps lw 3 lc rgb '#80000000' title 'frontier'";
   }
   p2 << "\n";
   if (k) {
     try {
-      draw_with_gnuplot(o.out, "recall-state", b2.str(), p2.str(), 1000, 540);
+      draw_with_gnuplot(o.out, "recall-state", b2.str(), p2.str(), 1150, 600);
     } catch (const std::exception& e) {
       problems += std::string("recall-state: ") + e.what() + "\n";
     }
@@ -460,15 +475,17 @@ void write_report(const Options& o) {
      << ". The grey steps are the frontier, as Based draws it: the best mean recall reached at or below each "
         "state.\n\n![accuracy against state](recall-state.png)\n\n";
   if (!spts.empty()) {
-    md << "Against the previous point says whether a point's recall differs from that of the same model's next "
-          "smaller state by more than the seed spread (Welch's test, 5%; two seeds each at least): where it says "
-          "*not told apart*, the two are not ranked.\n\n"
+    md << "In the chart a model's widths are dashed with open marks and its knob (at dim " << o.state_dim
+       << ") solid in the same colour. Against the previous point says whether a point's recall differs from that "
+          "of the same model's next smaller state on the same axis (its widths, or its knob) by more than the seed "
+          "spread (Welch's test, 5%; two seeds each at least): where it says *not told apart*, the two are not "
+          "ranked.\n\n"
        << "| model | point | state | recall (%) | seeds | against the previous point | on the frontier |\n"
           "|---|---|---:|---:|---:|---|---|\n";
     for (size_t i = 0; i < spts.size(); ++i) {
       const StatePoint& sp = spts[i];
       std::string vs;
-      if (i > 0 && spts[i - 1].model == sp.model) {
+      if (i > 0 && same_series(spts[i - 1], sp)) {
         const SeedStats &a = spts[i - 1].row.st, &b = sp.row.st;
         if (a.n() < 2 || b.n() < 2) vs = "(one seed)";
         else if (!differs_beyond_seeds(a, b)) vs = "not told apart";
