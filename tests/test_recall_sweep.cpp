@@ -77,7 +77,11 @@ TEST_CASE("recall sweep: seeds follow the best learning rate, states are measure
   CHECK(contains(md, "| full |"));
   CHECK(contains(md, "| linformer (non-causal) |"));
   CHECK(contains(md, "linformer ("));  // absent from the state chart, with its reason
-  CHECK(contains(read(d / "recall-dim.gp"), "using 1:2:3 with yerrorlines"));  // the width chart shows the seed spread
+  std::string dim_gp = read(d / "recall-dim.gp");
+  CHECK(contains(dim_gp, "using 1:2:3 with yerrorlines"));  // the width chart shows the seed spread
+  CHECK(contains(dim_gp, "using 1:2 with points pt 7"));     // and every seed as a dot
+  CHECK(contains(dim_gp, "set title 'dense, T 16, 2 pairs'"));  // a panel per family: full's
+  CHECK(contains(dim_gp, "set title 'low-rank/kernel, T 16, 2 pairs'"));  // linear's and linformer's
   // a rerun: nothing to run, the same records
   REQUIRE(run_cli(kTiny + d.path, &out) == 0);
   CHECK(read_jsonl(d / "results.jsonl").size() == 9);
@@ -117,6 +121,7 @@ TEST_CASE("recall sweep: the state chart varies each variant's own knob, and its
   std::string gp = read(d / "recall-state.gp");
   CHECK(contains(gp, "with yerrorlines"));
   CHECK(contains(gp, "title 'frontier'"));
+  CHECK(contains(gp, "using ($1/1024):2 with points pt 7"));  // every seed as a dot
   // the frontier is the points no smaller state beats: its recall rises strictly with its state,
   // and no point recalls more than the frontier reaches at or below its state
   std::vector<std::pair<double, double>> front, all;  // (bytes, mean recall)

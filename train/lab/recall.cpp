@@ -4,8 +4,9 @@
 // one more, at several model widths, best of a small learning-rate grid, and
 // the report draws two charts:
 //
-//   recall-dim:   accuracy against model dim, one panel per T, one line per
-//                 model (after Zoology's Figure 2);
+//   recall-dim:   accuracy against model dim, a row of panels per (T, N) and
+//                 a panel per family, one line per model (mean and sd over
+//                 seeds) and a dot per seed (after Zoology's Figure 2);
 //   recall-state: accuracy at (256, 16) against the bytes of state the model
 //                 keeps while decoding, for every causal variant, each variant's
 //                 own knob giving its points: the window (local, strided), the
@@ -14,7 +15,8 @@
 //                 Based's Figure 2).  The state is measured, not computed: the
 //                 trained model's decoder (train/generate.h) is fed T tokens and
 //                 asked for its state_bytes(); each point is a mean over seeds with
-//                 its sd, and the frontier (best recall at or below each state)
+//                 its sd and a dot per seed (a model's widths dashed, its knob
+//                 solid), and the frontier (best recall at or below each state)
 //                 is drawn over them.  Non-causal models keep no state
 //                 while decoding; the report says so and leaves them out.
 //
@@ -356,35 +358,61 @@ void write_report(const Options& o) {
       }
     md << "\n";
   }
-  // chart 1: accuracy against dim, one panel per T
+  // chart 1: accuracy against dim, a row of panels per point (T, N), one panel per family
+  // (as docs/models groups them), so no panel holds more than a handful of lines
+  std::vector<int64_t> dims = o.dims;
+  std::sort(dims.begin(), dims.end());
+  std::vector<std::string> families;  // in the order docs/models uses, those the models hold
+  for (const char* f : {"dense", "fixed", "learned", "low-rank/kernel", "attention-free"})
+    for (auto& m : o.models)
+      if (attention_info(m).family == f && std::find(families.begin(), families.end(), f) == families.end())
+        families.push_back(f);
+  for (auto& m : o.models)
+    if (std::find(families.begin(), families.end(), attention_info(m).family) == families.end())
+      families.push_back(attention_info(m).family);
   std::ostringstream blocks, body;
+  std::map<std::pair<std::string, size_t>, std::string> block_of;  // (model, point) -> $dK
   size_t bi = 0;
-  for (auto& m : o.models) {
-    for (auto& p : o.points) {
-      blocks << "$d" << bi << " << EOD\n";
-      for (int64_t d : o.dims) {
-        const Row& r = grid[m][p.name() + "-d" + std::to_string(d)];
+  for (auto& m : o.models)
+    for (size_t pi = 0; pi < o.points.size(); ++pi) {
+      block_of[{m, pi}] = "$d" + std::to_string(bi++);
+      blocks << block_of[{m, pi}] << " << EOD\n";
+      for (int64_t d : dims) {
+        const Row& r = grid[m][o.points[pi].name() + "-d" + std::to_string(d)];
         if (r.st.n()) blocks << d << " " << r.st.mean << " " << r.st.std << "\n";
       }
+      blocks << "EOD\n$e" << bi - 1 << " << EOD\n";  // every seed, a dot
+      for (int64_t d : dims)
+        for (double v : grid[m][o.points[pi].name() + "-d" + std::to_string(d)].st.values) blocks << d << " " << v << "\n";
       blocks << "EOD\n";
-      ++bi;
     }
-  }
-  body << "set multiplot layout 1," << o.points.size() << " title 'MQAR: test accuracy against model dim'\n"
-       << "set logscale x 2\nset yrange [0:105]\nset xlabel 'model dim'\nset key off\n";
-  for (size_t pi = 0; pi < o.points.size(); ++pi) {
-    if (pi == o.points.size() - 1) body << "set key outside right font ',8'\n";
-    body << "set title 'T " << o.points[pi].T << ", " << o.points[pi].N << " pairs'\nplot ";
-    for (size_t mi = 0; mi < o.models.size(); ++mi)
-      body << (mi ? ", " : "") << "$d" << mi * o.points.size() + pi << " using 1:2:3 with yerrorlines title "
-           << gp_quote(o.models[mi]);
-    body << "\n";
-  }
+  // fixed margins keep every panel the same size whatever its key holds; the keys sit below
+  double rows = double(o.points.size());
+  body << "set multiplot layout " << o.points.size() << "," << families.size()
+       << " title 'MQAR: test accuracy against model dim (lines: mean and sample sd over seeds; dots: each seed)' margins 0.05,0.99,"
+       << fmt("%.3f", 0.26 / rows) << "," << fmt("%.3f", 1 - 0.12 / rows) << " spacing 0.04," << fmt("%.3f", 0.3 / rows) << "\n"
+       << "set logscale x 2\nset xrange [" << dims.front() / 1.4 << ":" << dims.back() * 1.4 << "]\nset xtics (";
+  for (size_t i = 0; i < dims.size(); ++i) body << (i ? ", " : "") << dims[i];
+  body << ")\nset yrange [0:105]\nset xlabel 'model dim' offset 0,0.5\nset key below horizontal maxcols 2 samplen 1 width -3 font ',9'\n";
+  static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#000000"};
+  for (size_t pi = 0; pi < o.points.size(); ++pi)
+    for (auto& f : families) {
+      body << "set title '" << f << ", T " << o.points[pi].T << ", " << o.points[pi].N << " pairs'\n"
+           << (&f == &families.front() ? "set ylabel 'test accuracy (%)'\n" : "unset ylabel\n") << "plot ";
+      size_t c = 0;
+      for (auto& m : o.models)
+        if (attention_info(m).family == f)
+          body << (c ? ", " : "") << block_of[{m, pi}] << " using 1:2:3 with yerrorlines lc rgb '" << palette[c % 8]
+               << "' pt " << 5 + c % 4 << " title " << gp_quote(m + (attention_info(m).causal_ok ? "" : " (nc)")) << ", $e"
+               << block_of[{m, pi}].substr(2) << " using 1:2 with points pt 7 ps 0.6 lc rgb '" << palette[c % 8]
+               << "' notitle", ++c;
+      body << "\n";
+    }
   body << "unset multiplot\n";
   std::string problems;
   try {
-    draw_with_gnuplot(o.out, "recall-dim", blocks.str(), body.str(), std::max(900, 300 * int(o.points.size()) + 200),
-                      o.points.size() == 1 ? 560 : 420);
+    draw_with_gnuplot(o.out, "recall-dim", blocks.str(), body.str(), 320 * int(families.size()),
+                      560 * int(o.points.size()) + 20);
   } catch (const std::exception& e) {
     problems += std::string("recall-dim: ") + e.what() + "\n";
   }
@@ -416,7 +444,7 @@ void write_report(const Options& o) {
   auto front = frontier(spts);
   std::ostringstream b2, p2;
   p2 << "set title 'MQAR at T " << o.state_point.T << ", " << o.state_point.N
-     << " pairs: accuracy against the state kept while decoding'\n"
+     << " pairs: accuracy against the state kept while decoding (dots: each seed)'\n"
      << "set logscale x 2\nset format x '%g'\nset yrange [0:105]\n"
         "set xlabel 'decoding state (KiB, measured)'\nset ylabel 'test accuracy (%)'\n"
      << "set key outside right\nplot ";
@@ -428,6 +456,9 @@ void write_report(const Options& o) {
     b2 << "$s" << k << " << EOD\n";
     for (; j < spts.size() && same_series(spts[j], spts[i]); ++j)
       b2 << spts[j].row.bytes << " " << spts[j].row.st.mean << " " << spts[j].row.st.std << "\n";
+    b2 << "EOD\n$e" << k << " << EOD\n";  // every seed, a dot
+    for (size_t e = i; e < j; ++e)
+      for (double v : spts[e].row.st.values) b2 << spts[e].row.bytes << " " << v << "\n";
     b2 << "EOD\n";
     const StatePoint& first = spts[i];
     std::string title = first.knob() ? first.model + ": " + first.label.substr(0, first.label.find(' ')) + ", dim " +
@@ -436,7 +467,8 @@ void write_report(const Options& o) {
     static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                                     "#e377c2", "#bcbd22", "#17becf", "#000000", "#393b79", "#aec7e8"};
     p2 << (k ? ", " : "") << "$s" << k << " using ($1/1024):2:3 with yerrorlines lc rgb '" << palette[colour % 12] << "'"
-       << (first.knob() ? " dt 1 pt 7" : " dt 2 pt 6") << " title " << gp_quote(title);
+       << (first.knob() ? " dt 1 pt 7" : " dt 2 pt 6") << " title " << gp_quote(title) << ", $e" << k
+       << " using ($1/1024):2 with points pt 7 ps 0.6 lc rgb '" << palette[colour % 12] << "' notitle";
     ++k, i = j;
   }
   if (!front.empty()) {
@@ -517,7 +549,7 @@ const char* kHelp =
     "attnzoo recall --out DIR [flags]\n"
     "  the associative-recall sweep: every model on MQAR (--task mqar) at each (length, pairs) and width,\n"
     "  best of a learning-rate grid, and DIR/results.md with DIR/recall-dim.png (accuracy against dim,\n"
-    "  one panel per length) and DIR/recall-state.png (accuracy against decoding state, causal models)\n"
+    "  a panel per length and family) and DIR/recall-state.png (accuracy against decoding state, causal models)\n"
     "  --models a,b,...    (default: all 20)\n"
     "  --points T:N,...    sequence length and key-value pairs (default 64:4,128:8,256:16,512:32)\n"
     "  --dims a,b,...      model widths (default 32,64,128)\n"
