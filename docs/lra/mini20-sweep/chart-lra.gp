@@ -1,33 +1,34 @@
 # chart-lra.svg and chart-lra.png, written by attnzoo; rerun with `gnuplot chart-lra.gp` in this folder.
 $f0 << EOD
-"full" 0.4228 61.971 7 0.321462
-"flash" 1.0498 62.0377 1.37625 0.302001
+"full" 0.4564 61.971 7 0.321462
+"flash" 1.2127 62.0377 1.61669 0.302001
 EOD
 $f1 << EOD
-"bigbird" 3.2823 62.2974 2.02453 0.340059
-"global" 10.6246 60.1654 1.37737 0.503494
-"local" 6.6331 62.2969 1.54717 0.505142
-"longformer" 6.0202 62.0578 1.57035 0.429567
-"strided" 7.3174 61.8764 1.45393 0.464096
+"bigbird" 3.075 62.2974 2.1789 0.340059
+"global" 10.7856 60.1654 1.61575 0.503494
+"local" 6.4343 62.2969 1.76569 0.505142
+"longformer" 5.9459 62.0578 1.77338 0.429567
+"strided" 9.4747 61.8764 1.68543 0.464096
 EOD
 $f2 << EOD
-"compressed" 2.1489 62.1033 1.42402 0.174897
-"efficient" 12.379 61.5749 1.3543 0.497405
-"linear" 8.3155 56.5487 1.36165 0.325421
-"linformer" 3.836 62.1673 1.66584 0.294642
-"performer" 5.9607 62.0126 1.62235 0.363396
-"rfa" 4.2156 57.1225 1.97844 0.358333
-"synthesizer" 0.5074 58.6931 1.39291 0.74922
+"compressed" 2.1954 62.1033 1.65828 0.174897
+"efficient" 7.3974 61.5749 1.60353 0.497405
+"linear" 8.9409 56.5487 1.60447 0.325421
+"linformer" 4.3127 62.1673 1.86854 0.294642
+"performer" 8.6862 62.0126 1.82677 0.363396
+"rfa" 3.8859 57.1225 2.14671 0.358333
+"synthesizer" 0.7532 58.6931 1.68319 0.74922
 EOD
 $f3 << EOD
-"fnet" 19.1207 58.8404 1.10067 0.435406
-"gmlp" 0.796 61.7324 3.2061 0.22263
-"mixer" 16.6036 61.3364 1.13573 0.235573
+"fnet" 12.436 58.8404 1.39779 0.435406
+"gmlp" 0.5856 61.7324 3.29274 0.22263
+"mixer" 14.4824 61.3364 1.47728 0.235573
 EOD
 $f4 << EOD
-"reformer" 2.5903 56.3588 1.7434 0.456955
-"routing" 3.5943 61.8124 1.42833 0.31689
-"sinkhorn" 5.8349 61.686 1.63932 0.315677
+"reformer" 2.4818 56.3588 1.9303 0.456955
+"routing" 3.6191 61.8124 1.67055 0.31689
+"sinkhorn" 6.5228 61.686 1.83998 0.315677
+"reformer+lra" 2.9069 61.6522 1.6302 0.552068
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -38,36 +39,38 @@ set ylabel "LRA mean test accuracy (%) over ListOps, Text, Retrieval, Image and 
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.234889:34.4173]
+set xrange [0.253556:26.0683]
 set yrange [36.69:65.802]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,61.971 center offset char 0,2.16 front
-set label 2 "bigbird" at 3.2823,62.2974 center offset char 0,1.09857 front
-set label 3 "compressed" at 2.1489,62.1033 center offset char 0,-0.970457 front
-set label 4 "efficient" at 12.379,61.5749 center offset char 0,0.955583 front
-set label 5 "flash" at 1.0498,62.0377 center offset char 0,0.960268 front
-set label 6 "fnet" at 19.1207,58.8404 center offset char 0,0.901476 front
-set label 7 "global" at 10.6246,60.1654 center offset char 0,-0.960506 front
-set label 8 "gmlp" at 0.796,61.7324 center offset char 0,1.35063 front
-set label 9 "linear" at 8.3155,56.5487 center offset char 0,0.957153 front
-set label 10 "linformer" at 3.836,62.1673 center offset char 5.66633,1.02204 front
-set label 11 "local" at 6.6331,62.2969 center offset char 0,1.99673 front
-set arrow from first 6.6331,62.6177 to first 6.6331,63.4533 nohead lw 0.8 lc rgb '#999999' back
-set label 12 "longformer" at 6.0202,62.0578 center offset char 0,-2.00167 front
-set arrow from first 6.0202,61.733 to first 6.0202,60.8974 nohead lw 0.8 lc rgb '#999999' back
-set label 13 "mixer" at 16.6036,61.3364 center offset char 0,-0.908955 front
-set label 14 "performer" at 5.9607,62.0126 center offset char 0,-3.01277 front
-set arrow from first 5.9607,61.6788 to first 5.9607,60.0345 nohead lw 0.8 lc rgb '#999999' back
-set label 15 "reformer" at 2.5903,56.3588 center offset char 0,1.03859 front
-set label 16 "rfa" at 4.2156,57.1225 center offset char 0,1.08873 front
-set label 17 "routing" at 3.5943,61.8124 center offset char 0,-0.971377 front
-set label 18 "sinkhorn" at 5.8349,61.686 center offset char -5.15573,3.01639 front
-set arrow from first 5.65498,61.9348 to first 4.53918,63.681 nohead lw 0.8 lc rgb '#999999' back
-set label 19 "strided" at 7.3174,61.8764 center offset char 4.58157,1.97684 front
-set arrow from first 7.56072,62.0681 to first 8.91994,63.0368 nohead lw 0.8 lc rgb '#999999' back
-set label 20 "synthesizer" at 0.5074,58.6931 center offset char 0,0.963821 front
+set label 1 "full" at 0.4564,61.971 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.075,62.2974 center offset char 0,1.1315 front
+set label 3 "compressed" at 2.1954,62.1033 center offset char -6.16331,1.02043 front
+set label 4 "efficient" at 7.3974,61.5749 center offset char 0,-1.00875 front
+set label 5 "flash" at 1.2127,62.0377 center offset char 0,-1.01156 front
+set label 6 "fnet" at 12.436,58.8404 center offset char 0,-0.964863 front
+set label 7 "global" at 10.7856,60.1654 center offset char 4.1463,0 front
+set label 8 "gmlp" at 0.5856,61.7324 center offset char 3.8171,0 front
+set label 9 "linear" at 8.9409,56.5487 center offset char 0,1.00895 front
+set label 10 "linformer" at 4.3127,62.1673 center offset char 5.74742,1.06529 front
+set label 11 "local" at 6.4343,62.2969 center offset char 0,2.04335 front
+set arrow from first 6.4343,62.6554 to first 6.4343,63.491 nohead lw 0.8 lc rgb '#999999' back
+set label 12 "longformer" at 5.9459,62.0578 center offset char -6.20935,-2.04499 front
+set arrow from first 5.71693,61.8688 to first 4.61392,60.8368 nohead lw 0.8 lc rgb '#999999' back
+set label 13 "mixer" at 14.4824,61.3364 center offset char 0,0.981819 front
+set label 14 "performer" at 8.6862,62.0126 center offset char 5.73071,2.05638 front
+set arrow from first 9.03413,62.2186 to first 10.9784,63.241 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.4818,56.3588 center offset char 0,1.07846 front
+set label 16 "rfa" at 3.8859,57.1225 center offset char 0,1.12463 front
+set label 17 "routing" at 3.6191,61.8124 center offset char 0,3.02305 front
+set arrow from first 3.6191,62.1545 to first 3.6191,63.7988 nohead lw 0.8 lc rgb '#999999' back
+set label 18 "sinkhorn" at 6.5228,61.686 center offset char 0,-3.0592 front
+set arrow from first 6.5228,61.3146 to first 6.5228,59.6703 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided" at 9.4747,61.8764 center offset char 0,4.02623 front
+set arrow from first 9.4747,62.2211 to first 9.4747,64.674 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.7532,58.6931 center offset char 0,1.02575 front
+set label 21 "reformer+lra" at 2.9069,61.6522 center offset char -7.15208,-1.01444 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
-set label 21 "chance (majority class)" at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
+set label 22 "chance (majority class)" at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
@@ -88,36 +91,38 @@ set ylabel "LRA mean test accuracy (%) over ListOps, Text, Retrieval, Image and 
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.234889:34.4173]
+set xrange [0.253556:26.0683]
 set yrange [36.69:65.802]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full" at 0.4228,61.971 center offset char 0,2.16 front
-set label 2 "bigbird" at 3.2823,62.2974 center offset char 0,1.09857 front
-set label 3 "compressed" at 2.1489,62.1033 center offset char 0,-0.970457 front
-set label 4 "efficient" at 12.379,61.5749 center offset char 0,0.955583 front
-set label 5 "flash" at 1.0498,62.0377 center offset char 0,0.960268 front
-set label 6 "fnet" at 19.1207,58.8404 center offset char 0,0.901476 front
-set label 7 "global" at 10.6246,60.1654 center offset char 0,-0.960506 front
-set label 8 "gmlp" at 0.796,61.7324 center offset char 0,1.35063 front
-set label 9 "linear" at 8.3155,56.5487 center offset char 0,0.957153 front
-set label 10 "linformer" at 3.836,62.1673 center offset char 5.66633,1.02204 front
-set label 11 "local" at 6.6331,62.2969 center offset char 0,1.99673 front
-set arrow from first 6.6331,62.6177 to first 6.6331,63.4533 nohead lw 0.8 lc rgb '#999999' back
-set label 12 "longformer" at 6.0202,62.0578 center offset char 0,-2.00167 front
-set arrow from first 6.0202,61.733 to first 6.0202,60.8974 nohead lw 0.8 lc rgb '#999999' back
-set label 13 "mixer" at 16.6036,61.3364 center offset char 0,-0.908955 front
-set label 14 "performer" at 5.9607,62.0126 center offset char 0,-3.01277 front
-set arrow from first 5.9607,61.6788 to first 5.9607,60.0345 nohead lw 0.8 lc rgb '#999999' back
-set label 15 "reformer" at 2.5903,56.3588 center offset char 0,1.03859 front
-set label 16 "rfa" at 4.2156,57.1225 center offset char 0,1.08873 front
-set label 17 "routing" at 3.5943,61.8124 center offset char 0,-0.971377 front
-set label 18 "sinkhorn" at 5.8349,61.686 center offset char -5.15573,3.01639 front
-set arrow from first 5.65498,61.9348 to first 4.53918,63.681 nohead lw 0.8 lc rgb '#999999' back
-set label 19 "strided" at 7.3174,61.8764 center offset char 4.58157,1.97684 front
-set arrow from first 7.56072,62.0681 to first 8.91994,63.0368 nohead lw 0.8 lc rgb '#999999' back
-set label 20 "synthesizer" at 0.5074,58.6931 center offset char 0,0.963821 front
+set label 1 "full" at 0.4564,61.971 center offset char 0,2.16 front
+set label 2 "bigbird" at 3.075,62.2974 center offset char 0,1.1315 front
+set label 3 "compressed" at 2.1954,62.1033 center offset char -6.16331,1.02043 front
+set label 4 "efficient" at 7.3974,61.5749 center offset char 0,-1.00875 front
+set label 5 "flash" at 1.2127,62.0377 center offset char 0,-1.01156 front
+set label 6 "fnet" at 12.436,58.8404 center offset char 0,-0.964863 front
+set label 7 "global" at 10.7856,60.1654 center offset char 4.1463,0 front
+set label 8 "gmlp" at 0.5856,61.7324 center offset char 3.8171,0 front
+set label 9 "linear" at 8.9409,56.5487 center offset char 0,1.00895 front
+set label 10 "linformer" at 4.3127,62.1673 center offset char 5.74742,1.06529 front
+set label 11 "local" at 6.4343,62.2969 center offset char 0,2.04335 front
+set arrow from first 6.4343,62.6554 to first 6.4343,63.491 nohead lw 0.8 lc rgb '#999999' back
+set label 12 "longformer" at 5.9459,62.0578 center offset char -6.20935,-2.04499 front
+set arrow from first 5.71693,61.8688 to first 4.61392,60.8368 nohead lw 0.8 lc rgb '#999999' back
+set label 13 "mixer" at 14.4824,61.3364 center offset char 0,0.981819 front
+set label 14 "performer" at 8.6862,62.0126 center offset char 5.73071,2.05638 front
+set arrow from first 9.03413,62.2186 to first 10.9784,63.241 nohead lw 0.8 lc rgb '#999999' back
+set label 15 "reformer" at 2.4818,56.3588 center offset char 0,1.07846 front
+set label 16 "rfa" at 3.8859,57.1225 center offset char 0,1.12463 front
+set label 17 "routing" at 3.6191,61.8124 center offset char 0,3.02305 front
+set arrow from first 3.6191,62.1545 to first 3.6191,63.7988 nohead lw 0.8 lc rgb '#999999' back
+set label 18 "sinkhorn" at 6.5228,61.686 center offset char 0,-3.0592 front
+set arrow from first 6.5228,61.3146 to first 6.5228,59.6703 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided" at 9.4747,61.8764 center offset char 0,4.02623 front
+set arrow from first 9.4747,62.2211 to first 9.4747,64.674 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer" at 0.7532,58.6931 center offset char 0,1.02575 front
+set label 21 "reformer+lra" at 2.9069,61.6522 center offset char -7.15208,-1.01444 front
 set arrow from graph 0, first 39.69 to graph 1, first 39.69 nohead dt 2 lc rgb '#888888'
-set label 21 "chance (majority class)" at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
+set label 22 "chance (majority class)" at graph 0.01, first 39.69 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \

@@ -1,33 +1,34 @@
 # chart.svg and chart.png, written by attnzoo; rerun with `gnuplot chart.gp` in this folder.
 $f0 << EOD
-"full (a)" 0.4228 72.0322 7 0.30217
-"flash (a)" 1.0498 72.0302 1.37625 0.301781
+"full (a)" 0.4564 72.0322 7 0.30217
+"flash (a)" 1.2127 72.0302 1.61669 0.301781
 EOD
 $f1 << EOD
-"bigbird (a)" 3.2823 72.2836 2.02453 0.339627
-"global (cd)" 10.6246 63.1796 1.37737 1.41195
-"local (bcde)" 6.6331 60.8539 1.54717 3.87556
-"longformer (defgh)" 6.0202 55.2562 1.57035 3.75418
-"strided (e)" 7.3174 51.9177 1.45393 0.462458
+"bigbird (a)" 3.075 72.2836 2.1789 0.339627
+"global (cd)" 10.7856 63.1796 1.61575 1.41195
+"local (bcdef)" 6.4343 60.8539 1.76569 3.87556
+"longformer (defghi)" 5.9459 55.2562 1.77338 3.75418
+"strided (ef)" 9.4747 51.9177 1.68543 0.462458
 EOD
 $f2 << EOD
-"compressed (e)" 2.1489 52.3562 1.42402 0.175858
-"efficient (b)" 12.379 66.6103 1.3543 1.11402
-"linear (f)" 8.3155 47.7804 1.36165 0.328509
-"linformer (abcdefgh)" 3.836 59.5569 1.66584 10.8726
-"performer (e)" 5.9607 53.0076 1.62235 0.375386
-"rfa (fg)" 4.2156 48.2442 1.97844 0.361183
-"synthesizer (gh)" 0.5074 49.9927 1.39291 0.745065
+"compressed (ef)" 2.1954 52.3562 1.65828 0.175858
+"efficient (b)" 7.3974 66.6103 1.60353 1.11402
+"linear (g)" 8.9409 47.7804 1.60447 0.328509
+"linformer (abcdefghi)" 4.3127 59.5569 1.86854 10.8726
+"performer (f)" 8.6862 53.0076 1.82677 0.375386
+"rfa (gh)" 3.8859 48.2442 2.14671 0.361183
+"synthesizer (hi)" 0.7532 49.9927 1.68319 0.745065
 EOD
 $f3 << EOD
-"fnet (gh)" 19.1207 48.8875 1.10067 0.431732
-"gmlp (e)" 0.796 52.4149 3.2061 0.50234
-"mixer (e)" 16.6036 52.6764 1.13573 0.230609
+"fnet (hi)" 12.436 48.8875 1.39779 0.431732
+"gmlp (ef)" 0.5856 52.4149 3.29274 0.50234
+"mixer (ef)" 14.4824 52.6764 1.47728 0.230609
 EOD
 $f4 << EOD
-"reformer (bc)" 2.5903 66.2309 1.7434 0.481799
-"routing (e)" 3.5943 52.204 1.42833 0.352373
-"sinkhorn (deh)" 5.8349 55.4776 1.63932 2.77999
+"reformer (bc)" 2.4818 66.2309 1.9303 0.481799
+"routing (ef)" 3.6191 52.204 1.67055 0.352373
+"sinkhorn (defi)" 6.5228 55.4776 1.83998 2.77999
+"reformer+lra (e)" 2.9069 51.7301 1.6302 0.552077
 EOD
 
 set terminal svg size 1100,650 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -38,32 +39,34 @@ set ylabel "score: mean test accuracy (%) over ListOps, Text, Retrieval, Image a
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.234889:34.4173]
+set xrange [0.253556:26.0683]
 set yrange [24.664:77.7618]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full (a)" at 0.4228,72.0322 center offset char 0,2.16 front
-set label 2 "bigbird (a)" at 3.2823,72.2836 center offset char 0,1.09857 front
-set label 3 "compressed (e)" at 2.1489,52.3562 center offset char 0,0.970457 front
-set label 4 "efficient (b)" at 12.379,66.6103 center offset char 0,0.955583 front
-set label 5 "flash (a)" at 1.0498,72.0302 center offset char 0,0.960268 front
-set label 6 "fnet (gh)" at 19.1207,48.8875 center offset char 0,0.901476 front
-set label 7 "global (cd)" at 10.6246,63.1796 center offset char 0,0.960506 front
-set label 8 "gmlp (e)" at 0.796,52.4149 center offset char 0,1.35063 front
-set label 9 "linear (f)" at 8.3155,47.7804 center offset char 0,0.957153 front
-set label 10 "linformer (abcdefgh)" at 3.836,59.5569 center offset char -11.1663,0 front
-set label 11 "local (bcde)" at 6.6331,60.8539 center offset char 0,0.996729 front
-set label 12 "longformer (defgh)" at 6.0202,55.2562 center offset char 10.1281,0 front
-set label 13 "mixer (e)" at 16.6036,52.6764 center offset char 5.45429,0 front
-set label 14 "performer (e)" at 5.9607,53.0076 center offset char 0,-5.01277 front
-set arrow from first 5.9607,52.3987 to first 5.9607,46.4498 nohead lw 0.8 lc rgb '#999999' back
-set label 15 "reformer (bc)" at 2.5903,66.2309 center offset char -7.69736,0 front
-set label 16 "rfa (fg)" at 4.2156,48.2442 center offset char -5.29138,-1.08873 front
-set label 17 "routing (e)" at 3.5943,52.204 center offset char -6.57133,-0.971377 front
-set label 18 "sinkhorn (deh)" at 5.8349,55.4776 center offset char 0,1.01639 front
-set label 19 "strided (e)" at 7.3174,51.9177 center offset char 6.58157,0 front
-set label 20 "synthesizer (gh)" at 0.5074,49.9927 center offset char 0,-0.963821 front
+set label 1 "full (a)" at 0.4564,72.0322 center offset char 0,2.16 front
+set label 2 "bigbird (a)" at 3.075,72.2836 center offset char 0,1.1315 front
+set label 3 "compressed (ef)" at 2.1954,52.3562 center offset char 0,1.02043 front
+set label 4 "efficient (b)" at 7.3974,66.6103 center offset char 0,1.00875 front
+set label 5 "flash (a)" at 1.2127,72.0302 center offset char 0,1.01156 front
+set label 6 "fnet (hi)" at 12.436,48.8875 center offset char 0,0.964863 front
+set label 7 "global (cd)" at 10.7856,63.1796 center offset char 0,1.01136 front
+set label 8 "gmlp (ef)" at 0.5856,52.4149 center offset char 0,1.36912 front
+set label 9 "linear (g)" at 8.9409,47.7804 center offset char 0,-1.00895 front
+set label 10 "linformer (abcdefghi)" at 4.3127,59.5569 center offset char -11.7474,0 front
+set label 11 "local (bcdef)" at 6.4343,60.8539 center offset char 0,1.04335 front
+set label 12 "longformer (defghi)" at 5.9459,55.2562 center offset char 0,1.04499 front
+set label 13 "mixer (ef)" at 14.4824,52.6764 center offset char 0,0.981819 front
+set label 14 "performer (f)" at 8.6862,53.0076 center offset char -7.73071,0 front
+set label 15 "reformer (bc)" at 2.4818,66.2309 center offset char 0,1.07846 front
+set label 16 "rfa (gh)" at 3.8859,48.2442 center offset char 0,-1.12463 front
+set label 17 "routing (ef)" at 3.6191,52.204 center offset char 7.16822,-1.02305 front
+set label 18 "sinkhorn (defi)" at 6.5228,55.4776 center offset char 8.73599,2.0592 front
+set arrow from first 6.81324,55.7514 to first 9.34551,57.7376 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided (ef)" at 9.4747,51.9177 center offset char 7.17417,3.02623 front
+set arrow from first 9.80899,52.3076 to first 13.1247,55.5827 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer (hi)" at 0.7532,49.9927 center offset char 0,-1.02575 front
+set label 21 "reformer+lra (e)" at 2.9069,51.7301 center offset char -9.15208,-1.01444 front
 set arrow from graph 0, first 29.8025 to graph 1, first 29.8025 nohead dt 2 lc rgb '#888888'
-set label 21 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
+set label 22 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
@@ -84,32 +87,34 @@ set ylabel "score: mean test accuracy (%) over ListOps, Text, Retrieval, Image a
 set grid
 set key outside right top title "family (bubble area: peak memory at 4K)"
 set logscale x
-set xrange [0.234889:34.4173]
+set xrange [0.253556:26.0683]
 set yrange [24.664:77.7618]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10, "20" 20)
-set label 1 "full (a)" at 0.4228,72.0322 center offset char 0,2.16 front
-set label 2 "bigbird (a)" at 3.2823,72.2836 center offset char 0,1.09857 front
-set label 3 "compressed (e)" at 2.1489,52.3562 center offset char 0,0.970457 front
-set label 4 "efficient (b)" at 12.379,66.6103 center offset char 0,0.955583 front
-set label 5 "flash (a)" at 1.0498,72.0302 center offset char 0,0.960268 front
-set label 6 "fnet (gh)" at 19.1207,48.8875 center offset char 0,0.901476 front
-set label 7 "global (cd)" at 10.6246,63.1796 center offset char 0,0.960506 front
-set label 8 "gmlp (e)" at 0.796,52.4149 center offset char 0,1.35063 front
-set label 9 "linear (f)" at 8.3155,47.7804 center offset char 0,0.957153 front
-set label 10 "linformer (abcdefgh)" at 3.836,59.5569 center offset char -11.1663,0 front
-set label 11 "local (bcde)" at 6.6331,60.8539 center offset char 0,0.996729 front
-set label 12 "longformer (defgh)" at 6.0202,55.2562 center offset char 10.1281,0 front
-set label 13 "mixer (e)" at 16.6036,52.6764 center offset char 5.45429,0 front
-set label 14 "performer (e)" at 5.9607,53.0076 center offset char 0,-5.01277 front
-set arrow from first 5.9607,52.3987 to first 5.9607,46.4498 nohead lw 0.8 lc rgb '#999999' back
-set label 15 "reformer (bc)" at 2.5903,66.2309 center offset char -7.69736,0 front
-set label 16 "rfa (fg)" at 4.2156,48.2442 center offset char -5.29138,-1.08873 front
-set label 17 "routing (e)" at 3.5943,52.204 center offset char -6.57133,-0.971377 front
-set label 18 "sinkhorn (deh)" at 5.8349,55.4776 center offset char 0,1.01639 front
-set label 19 "strided (e)" at 7.3174,51.9177 center offset char 6.58157,0 front
-set label 20 "synthesizer (gh)" at 0.5074,49.9927 center offset char 0,-0.963821 front
+set label 1 "full (a)" at 0.4564,72.0322 center offset char 0,2.16 front
+set label 2 "bigbird (a)" at 3.075,72.2836 center offset char 0,1.1315 front
+set label 3 "compressed (ef)" at 2.1954,52.3562 center offset char 0,1.02043 front
+set label 4 "efficient (b)" at 7.3974,66.6103 center offset char 0,1.00875 front
+set label 5 "flash (a)" at 1.2127,72.0302 center offset char 0,1.01156 front
+set label 6 "fnet (hi)" at 12.436,48.8875 center offset char 0,0.964863 front
+set label 7 "global (cd)" at 10.7856,63.1796 center offset char 0,1.01136 front
+set label 8 "gmlp (ef)" at 0.5856,52.4149 center offset char 0,1.36912 front
+set label 9 "linear (g)" at 8.9409,47.7804 center offset char 0,-1.00895 front
+set label 10 "linformer (abcdefghi)" at 4.3127,59.5569 center offset char -11.7474,0 front
+set label 11 "local (bcdef)" at 6.4343,60.8539 center offset char 0,1.04335 front
+set label 12 "longformer (defghi)" at 5.9459,55.2562 center offset char 0,1.04499 front
+set label 13 "mixer (ef)" at 14.4824,52.6764 center offset char 0,0.981819 front
+set label 14 "performer (f)" at 8.6862,53.0076 center offset char -7.73071,0 front
+set label 15 "reformer (bc)" at 2.4818,66.2309 center offset char 0,1.07846 front
+set label 16 "rfa (gh)" at 3.8859,48.2442 center offset char 0,-1.12463 front
+set label 17 "routing (ef)" at 3.6191,52.204 center offset char 7.16822,-1.02305 front
+set label 18 "sinkhorn (defi)" at 6.5228,55.4776 center offset char 8.73599,2.0592 front
+set arrow from first 6.81324,55.7514 to first 9.34551,57.7376 nohead lw 0.8 lc rgb '#999999' back
+set label 19 "strided (ef)" at 9.4747,51.9177 center offset char 7.17417,3.02623 front
+set arrow from first 9.80899,52.3076 to first 13.1247,55.5827 nohead lw 0.8 lc rgb '#999999' back
+set label 20 "synthesizer (hi)" at 0.7532,49.9927 center offset char 0,-1.02575 front
+set label 21 "reformer+lra (e)" at 2.9069,51.7301 center offset char -9.15208,-1.01444 front
 set arrow from graph 0, first 29.8025 to graph 1, first 29.8025 nohead dt 2 lc rgb '#888888'
-set label 21 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
+set label 22 "chance (majority class)" at graph 0.01, first 29.8025 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
      $f0 using 2:3:4 with points pt 7 ps variable lc rgb '#701f77b4' title "dense", $f0 using 2:3:4 with points pt 6 ps variable lw 1.5 lc rgb '#1f77b4' notitle, \
      $f1 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#2ca02c' notitle, \
