@@ -85,6 +85,13 @@ TEST_CASE("recall sweep: seeds follow the best learning rate, states are measure
   // a rerun: nothing to run, the same records
   REQUIRE(run_cli(kTiny + d.path, &out) == 0);
   CHECK(read_jsonl(d / "results.jsonl").size() == 9);
+  // a report over a point no cell ran at: its column is left out, and said to be
+  std::string two_points = kTiny;
+  two_points.replace(two_points.find("--points 16:2"), 13, "--points 16:2,32:4 --report-only");
+  REQUIRE(run_cli(two_points + d.path, &out) == 0);
+  md = read(d / "results.md");
+  CHECK(contains(md, "Not run at all, so not shown: T32 N4 d16."));
+  CHECK(contains(md, "| model | T16 N2 d16 |\n"));
   CHECK(linear_state > 0);
 }
 

@@ -340,17 +340,28 @@ void write_report(const Options& o) {
         }()), ", ")
      << "} (chosen by seed 1's validation accuracy), mean ± sample sd over " << o.seeds
      << " seeds. A value in **bold** differs from full attention's at the same point by more than the seed spread "
-        "(Welch's test, 5%); `-` is a cell not run yet.\n\n";
-  md << "| model |";
+        "(Welch's test, 5%); `-` is a cell not run yet.";
+  // columns: the (point, dim) pairs some model has a record at; a column no model reached is left out
+  std::vector<std::pair<Point, int64_t>> cols;
+  std::vector<std::string> empty_cols;
+  std::vector<int64_t> dims_up = o.dims;
+  std::sort(dims_up.begin(), dims_up.end());
   for (auto& p : o.points)
-    for (int64_t d : o.dims) md << " T" << p.T << " N" << p.N << " d" << d << " |";
+    for (int64_t d : dims_up) {
+      bool any = false;
+      for (auto& m : o.models) any = any || grid[m][p.name() + "-d" + std::to_string(d)].st.n() > 0;
+      if (any) cols.push_back({p, d});
+      else empty_cols.push_back("T" + std::to_string(p.T) + " N" + std::to_string(p.N) + " d" + std::to_string(d));
+    }
+  if (!empty_cols.empty()) md << " Not run at all, so not shown: " << join(empty_cols, ", ") << ".";
+  md << "\n\n| model |";
+  for (auto& [p, d] : cols) md << " T" << p.T << " N" << p.N << " d" << d << " |";
   md << "\n|---|";
-  for (size_t i = 0; i < o.points.size() * o.dims.size(); ++i) md << "---:|";
+  for (size_t i = 0; i < cols.size(); ++i) md << "---:|";
   md << "\n";
   for (auto& m : o.models) {
     md << "| " << m << (attention_info(m).causal_ok ? "" : " (non-causal)") << " |";
-    for (auto& p : o.points)
-      for (int64_t d : o.dims) {
+    for (auto& [p, d] : cols) {
         std::string k = p.name() + "-d" + std::to_string(d);
         const Row& r = grid[m][k];
         bool diff = m != "full" && grid.count("full") && differs_beyond_seeds(r.st, grid["full"][k].st);
