@@ -302,6 +302,9 @@ TEST_CASE("attnzoo docs: Recall and LM (bits per byte) are columns after the mea
         << R"(, "majority_rate": 0.1, "key": "train --task lm --model local | lm"})" << "\n";
     f << R"({"id": "mqar-local", "kind": "train", "task": "mqar", "model": "local", "seed": 1, "status": "ok", "test_acc": 0.425, )"
       << R"("majority_rate": 0.006, "key": "train --task mqar --model local | mqar"})" << "\n";
+    // a row of other settings for local (MODEL+TAG, as reformer+lra is Reformer's LRA form)
+    f << R"({"id": "mqar-local+wide", "kind": "train", "task": "mqar", "model": "local+wide", "seed": 1, "status": "ok", )"
+      << R"("test_acc": 0.875, "majority_rate": 0.006, "key": "train --task mqar --model local --window 128 | mqar"})" << "\n";
   }
   std::string out = tmp / "models";
   cmd_docs({"--out", out, "--src", root, "--models", "local,bigbird", "--maps", "keep", "--bench", root + "/docs/bench/variants.jsonl",
@@ -313,6 +316,13 @@ TEST_CASE("attnzoo docs: Recall and LM (bits per byte) are columns after the mea
   CHECK(contains(page, "attnzoo train --task lm --model local   # [long]"));
   std::string bigbird = read(fs::path(out) / "bigbird.md");
   CHECK(contains(bigbird, "| — (no causal form"));
+  // local's own tagged row sits on local's page, under its own, and on no other page
+  size_t own = page.find("| **local** |"), tagged = page.find("| local+wide | — |");
+  CHECK(own != std::string::npos);
+  CHECK(tagged != std::string::npos);
+  CHECK(tagged > own);
+  CHECK(contains(page, " | 87.5 | "));
+  CHECK(!contains(bigbird, "local+wide"));
 }
 
 TEST_CASE("attnzoo docs: writes a page and an index from the records; a removed figure is reported") {

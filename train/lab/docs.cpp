@@ -531,6 +531,11 @@ std::string lra_table(const PresetCells& pc, const std::string& name) {
     md << "\n";
   };
   row("**" + name + "**", name);
+  // the model's own rows of other settings (MODEL+TAG, e.g. reformer+lra: Reformer as LRA ran it)
+  std::set<std::string> tagged;
+  for (auto& [key, v] : pc.acc)
+    if (key.first.rfind(name + "+", 0) == 0) tagged.insert(key.first);
+  for (auto& t : tagged) row(t, t);
   if (name != "full") row("full", "full");
   md << "| chance (majority class) | ";
   for (auto& t : pc.columns) {
