@@ -40,6 +40,7 @@ $e2 << EOD
 128 0.38125
 EOD
 $d3 << EOD
+8 -50 0
 EOD
 $e3 << EOD
 EOD
@@ -60,6 +61,7 @@ $e4 << EOD
 128 97.825
 EOD
 $d5 << EOD
+8 -50 0
 EOD
 $e5 << EOD
 EOD
@@ -104,6 +106,7 @@ $e8 << EOD
 128 0.4
 EOD
 $d9 << EOD
+8 -50 0
 EOD
 $e9 << EOD
 EOD
@@ -148,6 +151,7 @@ $e12 << EOD
 128 87.5687
 EOD
 $d13 << EOD
+8 -50 0
 EOD
 $e13 << EOD
 EOD
@@ -168,6 +172,7 @@ $e14 << EOD
 128 7.31875
 EOD
 $d15 << EOD
+8 -50 0
 EOD
 $e15 << EOD
 EOD
@@ -188,6 +193,7 @@ $e16 << EOD
 128 97.175
 EOD
 $d17 << EOD
+8 -50 0
 EOD
 $e17 << EOD
 EOD
@@ -208,6 +214,7 @@ $e18 << EOD
 128 100
 EOD
 $d19 << EOD
+8 -50 0
 EOD
 $e19 << EOD
 EOD
@@ -228,6 +235,7 @@ $e20 << EOD
 128 75.0125
 EOD
 $d21 << EOD
+8 -50 0
 EOD
 $e21 << EOD
 EOD
@@ -248,6 +256,7 @@ $e22 << EOD
 128 7.00625
 EOD
 $d23 << EOD
+8 -50 0
 EOD
 $e23 << EOD
 EOD
@@ -268,6 +277,7 @@ $e24 << EOD
 128 7.01875
 EOD
 $d25 << EOD
+8 -50 0
 EOD
 $e25 << EOD
 EOD
@@ -288,6 +298,7 @@ $e26 << EOD
 128 8.38125
 EOD
 $d27 << EOD
+8 -50 0
 EOD
 $e27 << EOD
 EOD
@@ -332,6 +343,7 @@ $e30 << EOD
 128 99.5812
 EOD
 $d31 << EOD
+8 -50 0
 EOD
 $e31 << EOD
 EOD
@@ -352,6 +364,7 @@ $e32 << EOD
 128 1.475
 EOD
 $d33 << EOD
+8 -50 0
 EOD
 $e33 << EOD
 EOD
@@ -396,6 +409,7 @@ $e36 << EOD
 128 2.31875
 EOD
 $d37 << EOD
+8 -50 0
 EOD
 $e37 << EOD
 EOD
@@ -416,47 +430,57 @@ $e38 << EOD
 128 6.9375
 EOD
 $d39 << EOD
+8 -50 0
 EOD
 $e39 << EOD
 EOD
 
 set terminal svg size 1600,1140 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
 set output 'recall-dim.svg'
-set multiplot layout 2,5 title 'MQAR: test accuracy against model dim (lines: mean and sample sd over seeds; dots: each seed)' margins 0.05,0.99,0.130,0.940 spacing 0.04,0.150
+set multiplot layout 2,5 title 'MQAR: test accuracy against model dim (lines: mean and sample sd over seeds; dots: each seed)' margins 0.05,0.99,0.140,0.940 spacing 0.04,0.100
 set logscale x 2
 set xrange [22.8571:179.2]
 set xtics (32, 64, 128)
 set yrange [0:105]
 set xlabel 'model dim' offset 0,0.5
-set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 set title 'dense, T 256, 16 pairs'
+set key off
 set ylabel 'test accuracy (%)'
 plot $d6 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "flash", $e6 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d10 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "full", $e10 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle
 set title 'fixed, T 256, 16 pairs'
+set key off
 unset ylabel
 plot $d0 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "bigbird (nc)", $e0 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d12 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "global (nc)", $e12 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d20 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "local", $e20 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle, $d22 using 1:2:3 with yerrorlines lc rgb '#d62728' pt 8 title "longformer", $e22 using 1:2 with points pt 7 ps 0.6 lc rgb '#d62728' notitle, $d36 using 1:2:3 with yerrorlines lc rgb '#9467bd' pt 5 title "strided", $e36 using 1:2 with points pt 7 ps 0.6 lc rgb '#9467bd' notitle
 set title 'learned, T 256, 16 pairs'
+set key off
 unset ylabel
 plot $d28 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "reformer (nc)", $e28 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d32 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "routing (nc)", $e32 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d34 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "sinkhorn (nc)", $e34 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle
 set title 'low-rank/kernel, T 256, 16 pairs'
+set key off
 unset ylabel
 plot $d2 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "compressed (nc)", $e2 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d4 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "efficient (nc)", $e4 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d16 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "linear", $e16 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle, $d18 using 1:2:3 with yerrorlines lc rgb '#d62728' pt 8 title "linformer (nc)", $e18 using 1:2 with points pt 7 ps 0.6 lc rgb '#d62728' notitle, $d26 using 1:2:3 with yerrorlines lc rgb '#9467bd' pt 5 title "performer", $e26 using 1:2 with points pt 7 ps 0.6 lc rgb '#9467bd' notitle, $d30 using 1:2:3 with yerrorlines lc rgb '#8c564b' pt 6 title "rfa", $e30 using 1:2 with points pt 7 ps 0.6 lc rgb '#8c564b' notitle, $d38 using 1:2:3 with yerrorlines lc rgb '#e377c2' pt 7 title "synthesizer", $e38 using 1:2 with points pt 7 ps 0.6 lc rgb '#e377c2' notitle
 set title 'attention-free, T 256, 16 pairs'
+set key off
 unset ylabel
 plot $d8 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "fnet (nc)", $e8 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d14 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "gmlp", $e14 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d24 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "mixer", $e24 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle
 set title 'dense, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 set ylabel 'test accuracy (%)'
 plot $d7 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "flash", $e7 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d11 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "full", $e11 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle
 set title 'fixed, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 unset ylabel
 plot $d1 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "bigbird (nc)", $e1 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d13 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "global (nc)", $e13 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d21 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "local", $e21 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle, $d23 using 1:2:3 with yerrorlines lc rgb '#d62728' pt 8 title "longformer", $e23 using 1:2 with points pt 7 ps 0.6 lc rgb '#d62728' notitle, $d37 using 1:2:3 with yerrorlines lc rgb '#9467bd' pt 5 title "strided", $e37 using 1:2 with points pt 7 ps 0.6 lc rgb '#9467bd' notitle
 set title 'learned, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 unset ylabel
 plot $d29 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "reformer (nc)", $e29 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d33 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "routing (nc)", $e33 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d35 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "sinkhorn (nc)", $e35 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle
 set title 'low-rank/kernel, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 unset ylabel
 plot $d3 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "compressed (nc)", $e3 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d5 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "efficient (nc)", $e5 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d17 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "linear", $e17 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle, $d19 using 1:2:3 with yerrorlines lc rgb '#d62728' pt 8 title "linformer (nc)", $e19 using 1:2 with points pt 7 ps 0.6 lc rgb '#d62728' notitle, $d27 using 1:2:3 with yerrorlines lc rgb '#9467bd' pt 5 title "performer", $e27 using 1:2 with points pt 7 ps 0.6 lc rgb '#9467bd' notitle, $d31 using 1:2:3 with yerrorlines lc rgb '#8c564b' pt 6 title "rfa", $e31 using 1:2 with points pt 7 ps 0.6 lc rgb '#8c564b' notitle, $d39 using 1:2:3 with yerrorlines lc rgb '#e377c2' pt 7 title "synthesizer", $e39 using 1:2 with points pt 7 ps 0.6 lc rgb '#e377c2' notitle
 set title 'attention-free, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 unset ylabel
 plot $d9 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "fnet (nc)", $e9 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d15 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "gmlp", $e15 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d25 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "mixer", $e25 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle
 unset multiplot
@@ -464,41 +488,50 @@ unset multiplot
 unset output
 set terminal pngcairo size 1600,1140 noenhanced font 'Helvetica,11' background rgb 'white'
 set output 'recall-dim.png'
-set multiplot layout 2,5 title 'MQAR: test accuracy against model dim (lines: mean and sample sd over seeds; dots: each seed)' margins 0.05,0.99,0.130,0.940 spacing 0.04,0.150
+set multiplot layout 2,5 title 'MQAR: test accuracy against model dim (lines: mean and sample sd over seeds; dots: each seed)' margins 0.05,0.99,0.140,0.940 spacing 0.04,0.100
 set logscale x 2
 set xrange [22.8571:179.2]
 set xtics (32, 64, 128)
 set yrange [0:105]
 set xlabel 'model dim' offset 0,0.5
-set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 set title 'dense, T 256, 16 pairs'
+set key off
 set ylabel 'test accuracy (%)'
 plot $d6 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "flash", $e6 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d10 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "full", $e10 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle
 set title 'fixed, T 256, 16 pairs'
+set key off
 unset ylabel
 plot $d0 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "bigbird (nc)", $e0 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d12 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "global (nc)", $e12 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d20 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "local", $e20 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle, $d22 using 1:2:3 with yerrorlines lc rgb '#d62728' pt 8 title "longformer", $e22 using 1:2 with points pt 7 ps 0.6 lc rgb '#d62728' notitle, $d36 using 1:2:3 with yerrorlines lc rgb '#9467bd' pt 5 title "strided", $e36 using 1:2 with points pt 7 ps 0.6 lc rgb '#9467bd' notitle
 set title 'learned, T 256, 16 pairs'
+set key off
 unset ylabel
 plot $d28 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "reformer (nc)", $e28 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d32 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "routing (nc)", $e32 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d34 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "sinkhorn (nc)", $e34 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle
 set title 'low-rank/kernel, T 256, 16 pairs'
+set key off
 unset ylabel
 plot $d2 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "compressed (nc)", $e2 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d4 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "efficient (nc)", $e4 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d16 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "linear", $e16 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle, $d18 using 1:2:3 with yerrorlines lc rgb '#d62728' pt 8 title "linformer (nc)", $e18 using 1:2 with points pt 7 ps 0.6 lc rgb '#d62728' notitle, $d26 using 1:2:3 with yerrorlines lc rgb '#9467bd' pt 5 title "performer", $e26 using 1:2 with points pt 7 ps 0.6 lc rgb '#9467bd' notitle, $d30 using 1:2:3 with yerrorlines lc rgb '#8c564b' pt 6 title "rfa", $e30 using 1:2 with points pt 7 ps 0.6 lc rgb '#8c564b' notitle, $d38 using 1:2:3 with yerrorlines lc rgb '#e377c2' pt 7 title "synthesizer", $e38 using 1:2 with points pt 7 ps 0.6 lc rgb '#e377c2' notitle
 set title 'attention-free, T 256, 16 pairs'
+set key off
 unset ylabel
 plot $d8 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "fnet (nc)", $e8 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d14 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "gmlp", $e14 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d24 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "mixer", $e24 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle
 set title 'dense, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 set ylabel 'test accuracy (%)'
 plot $d7 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "flash", $e7 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d11 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "full", $e11 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle
 set title 'fixed, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 unset ylabel
 plot $d1 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "bigbird (nc)", $e1 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d13 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "global (nc)", $e13 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d21 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "local", $e21 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle, $d23 using 1:2:3 with yerrorlines lc rgb '#d62728' pt 8 title "longformer", $e23 using 1:2 with points pt 7 ps 0.6 lc rgb '#d62728' notitle, $d37 using 1:2:3 with yerrorlines lc rgb '#9467bd' pt 5 title "strided", $e37 using 1:2 with points pt 7 ps 0.6 lc rgb '#9467bd' notitle
 set title 'learned, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 unset ylabel
 plot $d29 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "reformer (nc)", $e29 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d33 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "routing (nc)", $e33 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d35 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "sinkhorn (nc)", $e35 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle
 set title 'low-rank/kernel, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 unset ylabel
 plot $d3 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "compressed (nc)", $e3 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d5 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "efficient (nc)", $e5 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d17 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "linear", $e17 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle, $d19 using 1:2:3 with yerrorlines lc rgb '#d62728' pt 8 title "linformer (nc)", $e19 using 1:2 with points pt 7 ps 0.6 lc rgb '#d62728' notitle, $d27 using 1:2:3 with yerrorlines lc rgb '#9467bd' pt 5 title "performer", $e27 using 1:2 with points pt 7 ps 0.6 lc rgb '#9467bd' notitle, $d31 using 1:2:3 with yerrorlines lc rgb '#8c564b' pt 6 title "rfa", $e31 using 1:2 with points pt 7 ps 0.6 lc rgb '#8c564b' notitle, $d39 using 1:2:3 with yerrorlines lc rgb '#e377c2' pt 7 title "synthesizer", $e39 using 1:2 with points pt 7 ps 0.6 lc rgb '#e377c2' notitle
 set title 'attention-free, T 512, 32 pairs'
+set key below horizontal maxcols 2 samplen 1 width -3 font ',9'
 unset ylabel
 plot $d9 using 1:2:3 with yerrorlines lc rgb '#1f77b4' pt 5 title "fnet (nc)", $e9 using 1:2 with points pt 7 ps 0.6 lc rgb '#1f77b4' notitle, $d15 using 1:2:3 with yerrorlines lc rgb '#ff7f0e' pt 6 title "gmlp", $e15 using 1:2 with points pt 7 ps 0.6 lc rgb '#ff7f0e' notitle, $d25 using 1:2:3 with yerrorlines lc rgb '#2ca02c' pt 7 title "mixer", $e25 using 1:2 with points pt 7 ps 0.6 lc rgb '#2ca02c' notitle
 unset multiplot
