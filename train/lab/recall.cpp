@@ -79,7 +79,7 @@ struct StateKnob {
 const std::vector<StateKnob>& state_knobs() {
   static const std::vector<StateKnob> k = {
       {"local", "window", {8, 16, 32, 64, 128}},
-      {"strided", "window", {4, 8, 16}},
+      {"strided", "window", {4, 8, 16, 32}},
       {"performer", "features", {8, 16, 32, 64, 128}},
       {"rfa", "features", {8, 16, 32, 64, 128}},
       {"linear", "heads", {1, 2, 4, 8, 16}},  // head dim 64 .. 4: the state is heads x (d/heads)^2
