@@ -30,6 +30,11 @@ const char* impl_name(Impl i) { return i == Impl::reference ? "reference" : "fas
 
 RegisterAttention::RegisterAttention(AttentionInfo info) { registry()[info.name] = std::move(info); }
 
+const std::vector<std::string>& attention_families() {
+  static const std::vector<std::string> f = {"dense", "fixed", "learned", "low-rank/kernel", "attention-free"};
+  return f;
+}
+
 std::vector<std::string> attention_names() {
   std::vector<std::string> n;
   for (auto& kv : registry()) n.push_back(kv.first);

@@ -118,6 +118,7 @@ void check_attention(const std::string& name, const AttentionConfig& cfg);
 // check_attention, then fills missing knobs with their defaults and builds the variant.
 std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConfig cfg);
 std::vector<std::string> attention_names();  // sorted
+const std::vector<std::string>& attention_families();  // AttentionInfo::family values, in the order docs and charts list them
 const AttentionInfo& attention_info(const std::string& name);  // throws listing valid names
 
 // Every (i, j) with j not padding (and j <= i when causal), one legend entry.

@@ -101,7 +101,6 @@ std::vector<LraSource> lra_sources(const std::string& spec, const std::string& d
 
 namespace {
 
-const char* kFamilies[] = {"dense", "fixed", "learned", "low-rank/kernel", "attention-free"};
 const std::vector<int64_t> kLengths = {1024, 2048, 4096, 8192};
 
 struct DocsOptions {
@@ -936,9 +935,8 @@ int cmd_docs(const std::vector<std::string>& args) {
   ix << "\n";
   std::vector<std::string> all = attention_names();
   auto fam_rank = [&](const std::string& fam) {
-    for (size_t i = 0; i < 5; ++i)
-      if (fam == kFamilies[i]) return int(i);
-    return 5;
+    const auto& f = attention_families();
+    return int(std::find(f.begin(), f.end(), fam) - f.begin());  // an unknown family last
   };
   std::stable_sort(all.begin(), all.end(), [&](const std::string& a, const std::string& b) {
     return fam_rank(attention_info(a).family) < fam_rank(attention_info(b).family);
@@ -973,7 +971,7 @@ int cmd_docs(const std::vector<std::string>& args) {
     ix << (i ? ", " : "") << "`" << presets[i].src.path << "` ([" << presets[i].src.preset << " report](../../"
        << report_of(presets[i].src) << "))";
   ix << "; a model the sweeps left out shows —.\n\nFamilies:\n\n";
-  for (const char* fam : kFamilies) {
+  for (const std::string& fam : attention_families()) {
     std::vector<std::string> names;
     for (auto& name : all)
       if (attention_info(name).family == fam) names.push_back("[" + name + "](" + name + ".md)");

@@ -319,6 +319,11 @@ std::vector<const StatePoint*> frontier(const std::vector<StatePoint>& pts) {
   return f;
 }
 
+// Line colours of both charts: distinct enough for the dozen series a panel or the state chart holds.
+const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                "#e377c2", "#bcbd22", "#17becf", "#000000", "#393b79", "#aec7e8"};
+constexpr size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
+
 std::string kib(double bytes) { return bytes < 1024 ? fmt("%.0f B", bytes) : fmt("%.1f KiB", bytes / 1024); }
 
 void write_report(const Options& o) {
@@ -344,10 +349,10 @@ void write_report(const Options& o) {
   // columns: the (point, dim) pairs some model has a record at; a column no model reached is left out
   std::vector<std::pair<Point, int64_t>> cols;
   std::vector<std::string> empty_cols;
-  std::vector<int64_t> dims_up = o.dims;
-  std::sort(dims_up.begin(), dims_up.end());
+  std::vector<int64_t> dims = o.dims;  // ascending, for the table's columns and the chart's x
+  std::sort(dims.begin(), dims.end());
   for (auto& p : o.points)
-    for (int64_t d : dims_up) {
+    for (int64_t d : dims) {
       bool any = false;
       for (auto& m : o.models) any = any || grid[m][p.name() + "-d" + std::to_string(d)].st.n() > 0;
       if (any) cols.push_back({p, d});
@@ -362,25 +367,20 @@ void write_report(const Options& o) {
   for (auto& m : o.models) {
     md << "| " << m << (attention_info(m).causal_ok ? "" : " (non-causal)") << " |";
     for (auto& [p, d] : cols) {
-        std::string k = p.name() + "-d" + std::to_string(d);
-        const Row& r = grid[m][k];
-        bool diff = m != "full" && grid.count("full") && differs_beyond_seeds(r.st, grid["full"][k].st);
-        md << " " << (diff ? "**" + pct(r.st) + "**" : pct(r.st)) << " |";
-      }
+      std::string k = p.name() + "-d" + std::to_string(d);
+      const Row& r = grid[m][k];
+      bool diff = m != "full" && grid.count("full") && differs_beyond_seeds(r.st, grid["full"][k].st);
+      md << " " << (diff ? "**" + pct(r.st) + "**" : pct(r.st)) << " |";
+    }
     md << "\n";
   }
   // chart 1: accuracy against dim, a row of panels per point (T, N), one panel per family
   // (as docs/models groups them), so no panel holds more than a handful of lines
-  std::vector<int64_t> dims = o.dims;
-  std::sort(dims.begin(), dims.end());
-  std::vector<std::string> families;  // in the order docs/models uses, those the models hold
-  for (const char* f : {"dense", "fixed", "learned", "low-rank/kernel", "attention-free"})
+  std::vector<std::string> families;  // those the models hold, in the order docs/models lists them
+  for (auto& f : attention_families())
     for (auto& m : o.models)
       if (attention_info(m).family == f && std::find(families.begin(), families.end(), f) == families.end())
         families.push_back(f);
-  for (auto& m : o.models)
-    if (std::find(families.begin(), families.end(), attention_info(m).family) == families.end())
-      families.push_back(attention_info(m).family);
   std::ostringstream blocks, body;
   std::map<std::pair<std::string, size_t>, std::string> block_of;  // (model, point) -> $dK
   size_t bi = 0;
@@ -408,7 +408,6 @@ void write_report(const Options& o) {
        << "set logscale x 2\nset xrange [" << dims.front() / 1.4 << ":" << dims.back() * 1.4 << "]\nset xtics (";
   for (size_t i = 0; i < dims.size(); ++i) body << (i ? ", " : "") << dims[i];
   body << ")\nset yrange [0:105]\nset xlabel 'model dim' offset 0,0.5\n";
-  static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#000000"};
   for (size_t pi = 0; pi < o.points.size(); ++pi)
     for (auto& f : families) {
       body << "set title '" << f << ", T " << o.points[pi].T << ", " << o.points[pi].N << " pairs'\n"
@@ -418,9 +417,9 @@ void write_report(const Options& o) {
       size_t c = 0;
       for (auto& m : o.models)
         if (attention_info(m).family == f)
-          body << (c ? ", " : "") << block_of[{m, pi}] << " using 1:2:3 with yerrorlines lc rgb '" << palette[c % 8]
+          body << (c ? ", " : "") << block_of[{m, pi}] << " using 1:2:3 with yerrorlines lc rgb '" << kPalette[c % kPaletteSize]
                << "' pt " << 5 + c % 4 << " title " << gp_quote(m + (attention_info(m).causal_ok ? "" : " (nc)")) << ", $e"
-               << block_of[{m, pi}].substr(2) << " using 1:2 with points pt 7 ps 0.6 lc rgb '" << palette[c % 8]
+               << block_of[{m, pi}].substr(2) << " using 1:2 with points pt 7 ps 0.6 lc rgb '" << kPalette[c % kPaletteSize]
                << "' notitle", ++c;
       body << "\n";
     }
@@ -480,11 +479,9 @@ void write_report(const Options& o) {
     std::string title = first.knob() ? first.model + ": " + first.label.substr(0, first.label.find(' ')) + ", dim " +
                                            std::to_string(o.state_dim)
                                      : first.model + ": dims";
-    static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                                    "#e377c2", "#bcbd22", "#17becf", "#000000", "#393b79", "#aec7e8"};
-    p2 << (k ? ", " : "") << "$s" << k << " using ($1/1024):2:3 with yerrorlines lc rgb '" << palette[colour % 12] << "'"
+    p2 << (k ? ", " : "") << "$s" << k << " using ($1/1024):2:3 with yerrorlines lc rgb '" << kPalette[colour % kPaletteSize] << "'"
        << (first.knob() ? " dt 1 pt 7" : " dt 2 pt 6") << " title " << gp_quote(title) << ", $e" << k
-       << " using ($1/1024):2 with points pt 7 ps 0.6 lc rgb '" << palette[colour % 12] << "' notitle";
+       << " using ($1/1024):2 with points pt 7 ps 0.6 lc rgb '" << kPalette[colour % kPaletteSize] << "' notitle";
     ++k, i = j;
   }
   if (!front.empty()) {
