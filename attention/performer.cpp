@@ -47,6 +47,10 @@ class Performer : public FeatureMapAttention {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
     return FeatureMapAttention::forward(x, key_pad);
   }
+  // In a training step the schedule counts steps, and the draw is made once, before the shards run.
+  void before_step() override {
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
+  }
 
   // The reference form: FAVOR+'s features phi(x) = m^-1/2 exp(W x^ - |x^|^2/2 - c), then linear attention.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {

@@ -44,6 +44,10 @@ class RandomFeatureAttention : public FeatureMapAttention {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
     return FeatureMapAttention::forward(x, key_pad);
   }
+  // In a training step the schedule counts steps, and the draw is made once, before the shards run.
+  void before_step() override {
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
+  }
 
   // The reference form: random Fourier features of the unit-length, sigma-scaled queries and keys,
   // phi(x) = m^-1/2 [sin W(sigma x), cos W(sigma x)], then linear attention with max(den, 1).

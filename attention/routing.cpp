@@ -217,6 +217,7 @@ class RoutingAttention : public Attention {
     int64_t B, N, H, d, G, C, w;
     QKVProjection::Heads h;         // q, k, v [B,H,N,d]
     Tensor qn, kn;                  // unit-length q and k (no gradient): what routing and the centroids read
+    Tensor mu;                      // [H,C,d] the centroids this forward routes by
     std::vector<uint8_t> pad;       // [B,N] padded positions
     IntTensor q_rows, k_rows;       // [G,C,w]
     std::vector<float> inv_count;   // [G,N]
@@ -246,10 +247,15 @@ class RoutingAttention : public Attention {
       r.qn = unit_normalize(r.h.q.detach());
       r.kn = unit_normalize(r.h.k.detach());
     }
+    // The centroids this forward reads: the buffer's, or, on the first training batch, k-means'
+    // start from it (a copy: a batch-parallel step's other shards still read the buffer).
+    r.mu = centroids_;
     if (is_training() && initialized_.data()[0] == 0) {
       Tensor both = concat({r.qn, r.kn}, 2);  // [B,H,2N,d]
-      kmeans_init(centroids_, both, skip_flags(r.pad, B, N), global_rng());
-      initialized_.data()[0] = 1;
+      r.mu = centroids_.clone();
+      kmeans_init(r.mu, both, skip_flags(r.pad, B, N), global_rng());
+      write_buffer(centroids_, r.mu);
+      write_buffer(initialized_, Tensor::ones({1}));
     }
 
     r.q_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
@@ -263,7 +269,7 @@ class RoutingAttention : public Attention {
 #pragma omp for schedule(dynamic, 1)
       for (int64_t g = 0; g < G; ++g) {
         int64_t b = g / H;
-        const float* mu = centroids_.data() + (g % H) * C * d;
+        const float* mu = r.mu.data() + (g % H) * C * d;
         const uint8_t* padded = r.pad.data() + b * N;
         std::fill(count.begin(), count.end(), 0);
         for (int which = 0; which < 2; ++which) {  // queries, then keys
@@ -294,7 +300,10 @@ class RoutingAttention : public Attention {
 
   // After a training forward: the centroids move toward their members (EMA).
   void update_centroids(const Routed& r) {
-    if (is_training()) kmeans_ema_update(centroids_, concat({r.qn, r.kn}, 2), skip_flags(r.pad, r.B, r.N), decay_);
+    if (!is_training()) return;
+    Tensor next = r.mu.clone();  // written through write_buffer: see nn/module.h
+    kmeans_ema_update(next, concat({r.qn, r.kn}, 2), skip_flags(r.pad, r.B, r.N), decay_);
+    write_buffer(centroids_, next);
   }
 
   Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {

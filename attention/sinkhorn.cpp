@@ -309,11 +309,16 @@ class SinkhornAttention : public Attention {
     return m;
   }
 
-  // Gumbel(0,1) noise -log(-log u) from the seeded source; no gradient.
+  // Gumbel(0,1) noise -log(-log u), no gradient.  Counter-based like dropout's mask (one draw of
+  // the seeded source, then element i's u from a hash of its index counted over the whole batch):
+  // an example gets the same noise however a batch is split among threads or processes.
   static Tensor gumbel(const Shape& s) {
     Tensor g = Tensor::empty(s);
-    Rng& rng = global_rng();
-    for (int64_t i = 0; i < g.numel(); ++i) g.data()[i] = -std::log(-std::log(rng.uniform() + 1e-9f) + 1e-9f);
+    const uint64_t key = global_rng().next_u64(), base = mask_counter_base(s[0], g.numel());
+    for (int64_t i = 0; i < g.numel(); ++i) {
+      float u = float(hash64(key ^ (base + uint64_t(i)) * 0x9e3779b97f4a7c15ULL) >> 40) * (1.0f / 16777216.0f);
+      g.data()[i] = -std::log(-std::log(u + 1e-9f) + 1e-9f);
+    }
     return g;
   }
 

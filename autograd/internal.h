@@ -56,10 +56,10 @@ inline AxisView axis_view(const Shape& s, int axis) {
 // none yet it is allocated without the zeroing pass and `fresh` is set (write, do
 // not add); saves two passes over memory (zero, then read the zeros) per op.
 inline float* grad_for_write(const Tensor& x, bool& fresh) {
-  TensorImpl* t = x.impl();
-  fresh = !t->grad;
-  if (fresh) t->grad = std::make_shared<Storage>(size_t(x.numel()));
-  return t->grad->data;
+  std::shared_ptr<Storage>& grad = grad_slot(x.impl());
+  fresh = !grad;
+  if (fresh) grad = std::make_shared<Storage>(size_t(x.numel()));
+  return grad->data;
 }
 
 }  // namespace az

@@ -34,7 +34,7 @@ Tensor reshape(const Tensor& x, Shape s) {
   if (needs_grad({&x}))
     attach(y, "reshape", {x}, [x](const Tensor& y) {
       if (!x.has_grad()) {  // same element order: hand the buffer over instead of copying
-        x.impl()->grad = y.impl()->grad;
+        grad_slot(x.impl()) = grad_slot(y.impl());
         return;
       }
       const float* g = y.grad_data();

@@ -97,23 +97,45 @@ Tensor& Tensor::set_requires_grad(bool r) {
   return *this;
 }
 
+// ---- gradient slots (batch-parallel steps) -----------------------------------------
+namespace {
+thread_local GradSlots* t_slots = nullptr;
+}
+GradSlots::GradSlots(std::vector<Tensor> leaves)
+    : leaves_(std::move(leaves)), grads_(leaves_.size()), prev_(t_slots) {
+  t_slots = this;
+}
+GradSlots::~GradSlots() { t_slots = prev_; }
+std::shared_ptr<Storage>* GradSlots::find(const TensorImpl* t) {
+  for (size_t i = 0; i < leaves_.size(); ++i)  // a model has tens of parameter tensors: a scan is enough
+    if (leaves_[i].impl() == t) return &grads_[i];
+  return nullptr;
+}
+std::shared_ptr<Storage>& grad_slot(TensorImpl* t) {
+  if (t_slots && !t->node)  // only leaves are redirected; an op's output keeps its own
+    if (std::shared_ptr<Storage>* s = t_slots->find(t)) return *s;
+  return t->grad;
+}
+
 float* Tensor::grad_data() const {
-  if (!impl_->grad) {
-    impl_->grad = std::make_shared<Storage>(size_t(numel()));
-    float* g = impl_->grad->data;
+  std::shared_ptr<Storage>& grad = grad_slot(impl_.get());
+  if (!grad) {
+    grad = std::make_shared<Storage>(size_t(numel()));
+    float* g = grad->data;
     int64_t n = numel(), chunk = int64_t(1) << 18;  // large gradients (N x N scores) are zeroed by all threads
 #pragma omp parallel for if (n > 4 * chunk)
     for (int64_t i = 0; i < n; i += chunk) std::memset(g + i, 0, sizeof(float) * size_t(std::min(chunk, n - i)));
   }
-  return impl_->grad->data;
+  return grad->data;
 }
 
 Tensor Tensor::grad() const {
   Tensor g;
-  if (!impl_->grad) return g;
+  const std::shared_ptr<Storage>& grad = grad_slot(impl_.get());
+  if (!grad) return g;
   g.impl_ = std::make_shared<TensorImpl>();
   g.impl_->shape = shape();
-  g.impl_->storage = impl_->grad;
+  g.impl_->storage = grad;
   return g;
 }
 
@@ -189,9 +211,10 @@ std::vector<Tensor> topological_order(const Tensor& root) {
 void seed_gradient(TensorImpl* root, const Tensor& grad_output) {
   const float* go = grad_output.data();
   int64_t n = numel_of(root->shape);
-  bool fresh = !root->grad;
-  if (fresh) root->grad = std::make_shared<Storage>(size_t(n));
-  float* g = root->grad->data;
+  std::shared_ptr<Storage>& grad = grad_slot(root);
+  bool fresh = !grad;
+  if (fresh) grad = std::make_shared<Storage>(size_t(n));
+  float* g = grad->data;
 #pragma omp parallel for simd if (n > kParallelMin)
   for (int64_t i = 0; i < n; ++i) g[i] = fresh ? go[i] : g[i] + go[i];
 }
@@ -209,7 +232,7 @@ void run_backward(Node& n, const Tensor& out) {
   if (Profiler::enabled) Profiler::record(n.name, true, Profiler::now() - t0);
   if (Anomaly::enabled)
     for (const Tensor& in : n.inputs)
-      if (in.requires_grad() && in.has_grad() && !all_finite(in.impl()->grad->data, in.numel()))
+      if (in.requires_grad() && in.has_grad() && !all_finite(in.grad_data(), in.numel()))
         throw AnomalyError(std::string("anomaly: backward of op '") + n.name +
                            "' produced a non-finite gradient for an input of shape " + shape_str(in.shape()));
 }

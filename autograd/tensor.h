@@ -42,6 +42,10 @@ struct TensorImpl {
   std::shared_ptr<Node> node;     // the op that made this tensor; null for leaves
 };
 
+// The gradient buffer that accumulates for t on this thread: t's own, or, for a leaf named
+// by a GradSlots scope open on this thread, that scope's (see GradSlots below).
+std::shared_ptr<Storage>& grad_slot(TensorImpl* t);
+
 class Tensor {
  public:
   Tensor() = default;
@@ -65,10 +69,10 @@ class Tensor {
 
   bool requires_grad() const { return impl_ && impl_->requires_grad; }
   Tensor& set_requires_grad(bool r = true);
-  bool has_grad() const { return impl_->grad != nullptr; }
+  bool has_grad() const { return grad_slot(impl_.get()) != nullptr; }
   float* grad_data() const;     // allocates a zeroed gradient when absent
   Tensor grad() const;          // a tensor sharing the gradient buffer (undefined if none)
-  void zero_grad() const { impl_->grad.reset(); }
+  void zero_grad() const { grad_slot(impl_.get()).reset(); }
   void backward() const;                        // root must hold one element
   void backward(const Tensor& grad_output) const;
 
@@ -86,6 +90,26 @@ struct Node {
   const char* name;
   std::vector<Tensor> inputs;
   std::function<void(const Tensor& out)> backward;
+};
+
+// Batch-parallel steps (train/parallel.h) run several shards' backward passes at once over
+// one set of parameters.  While a GradSlots scope is open on a thread, the gradients of the
+// leaves it names accumulate into the scope's own buffers (one per leaf, null until a gradient
+// arrives) instead of the shared tensors' grad: threads never write the same memory, and each
+// shard's sums stay apart until they are added in shard order.  Everything else is unchanged.
+class GradSlots {
+ public:
+  explicit GradSlots(std::vector<Tensor> leaves);
+  ~GradSlots();
+  GradSlots(const GradSlots&) = delete;
+  GradSlots& operator=(const GradSlots&) = delete;
+  std::shared_ptr<Storage>& slot(size_t i) { return grads_[i]; }  // leaf i's gradient (null if none)
+  std::shared_ptr<Storage>* find(const TensorImpl* t);            // null if t is not one of the leaves
+
+ private:
+  std::vector<Tensor> leaves_;
+  std::vector<std::shared_ptr<Storage>> grads_;
+  GradSlots* prev_;
 };
 
 // Graph building is on by default; NoGradGuard turns it off in a scope.

@@ -1,6 +1,8 @@
 // Module registration and traversal.
 #include "nn/module.h"
 
+#include <cstring>
+
 namespace az {
 
 Tensor Module::register_parameter(const std::string& name, Tensor t, bool decay) {
@@ -50,6 +52,35 @@ void Module::train(bool on) {
 
 void Module::zero_grad() {
   for (auto& p : named_parameters()) p.tensor.zero_grad();
+}
+
+void Module::before_step() {
+  for (auto& c : children_) c.second->before_step();
+}
+
+namespace {
+thread_local int t_shard = -1;
+thread_local BufferWrites* t_kept = nullptr;
+void copy_into(const Tensor& buffer, const Tensor& value) {
+  if (buffer.numel() != value.numel())
+    fail("write_buffer: " + shape_str(value.shape()) + " into a buffer of " + shape_str(buffer.shape()));
+  if (buffer.data() != value.data()) std::memcpy(buffer.data(), value.data(), sizeof(float) * size_t(value.numel()));
+}
+}  // namespace
+
+ShardScope::ShardScope(int index, BufferWrites* kept) : prev_index_(t_shard), prev_kept_(t_kept) {
+  t_shard = index, t_kept = kept;
+}
+ShardScope::~ShardScope() { t_shard = prev_index_, t_kept = prev_kept_; }
+int current_shard() { return t_shard; }
+
+void write_buffer(const Tensor& buffer, const Tensor& value) {
+  if (t_shard < 0) return copy_into(buffer, value);
+  if (t_shard == 0 && t_kept) t_kept->push_back({buffer, value.clone()});
+}
+
+void apply_buffer_writes(const BufferWrites& writes) {
+  for (auto& [buffer, value] : writes) copy_into(buffer, value);
 }
 
 }  // namespace az

@@ -36,6 +36,10 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
   void zero_grad();
+  // Once per training step, before its forward passes (train/parallel.h): the state a step
+  // changes once, not once per shard (performer's and RFA's redraw schedule).  The default
+  // calls the submodules'.
+  virtual void before_step();
 
  protected:
   bool training_ = true;
@@ -45,5 +49,25 @@ class Module {
   std::vector<NamedTensor> params_, buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
 };
+
+// ---- forward passes that change buffers ----------------------------------------------------
+// A batch-parallel step (train/parallel.h) runs every shard's forward at once, and each reads
+// the buffers as they were when the step began.  A forward that changes a buffer (routing's
+// centroids) writes it through write_buffer: outside a step at once; inside one, shard 0's
+// writes are kept and made, in order, after every shard has finished, and the other shards'
+// are dropped, as under MPI rank 0's buffers win.  Any thread count gives the same buffers.
+void write_buffer(const Tensor& buffer, const Tensor& value);
+using BufferWrites = std::vector<std::pair<Tensor, Tensor>>;  // (buffer, value), in order
+// While alive, this thread runs shard `index` of a step; shard 0 collects its writes in `*kept`.
+struct ShardScope {
+  ShardScope(int index, BufferWrites* kept);
+  ~ShardScope();
+  ShardScope(const ShardScope&) = delete;
+  ShardScope& operator=(const ShardScope&) = delete;
+  int prev_index_;
+  BufferWrites* prev_kept_;
+};
+int current_shard();  // the shard this thread runs, or -1 outside a step
+void apply_buffer_writes(const BufferWrites& writes);
 
 }  // namespace az

@@ -18,6 +18,7 @@
 #include "data/listops/listops.h"
 #include "train/lab/lra.h"
 #include "train/tasks.h"
+#include "train/parallel.h"
 #include "train/trainer.h"
 #include "tests/util.h"
 
@@ -321,7 +322,13 @@ TEST_CASE("through the registry, runs compute what a hand-written loop computes,
     m.dim = 16, m.heads = 2, m.layers = 1, m.ffn = 16, m.dropout = 0.1f;
     RunOptions quiet;
     quiet.quiet = true;
+    // The loop below is one backward over the whole batch: the trainer's --parallel ops.  (Its
+    // batch-parallel step equals that to rounding and is the same bits at any thread count:
+    // tests/test_parallel.cpp.)
+    const ParallelSettings saved = parallel_settings();
+    parallel_settings().mode = Parallel::kOps;
     Trainer(t, m, quiet).run();
+    parallel_settings() = saved;
     std::vector<double> logged;
     for (auto& row : read_jsonl(t.out + "/metrics.jsonl"))
       if (row.count("loss")) logged.push_back(std::stod(row.at("loss")));

@@ -1,5 +1,6 @@
 // Flag parsing (see cli.h).
 #include "train/cli.h"
+#include "train/parallel.h"
 #include "autograd/runtime/strings.h"
 
 #include <cmath>
@@ -59,7 +60,14 @@ std::string Flags::str(const std::string& name, const std::string& def) const {
   return it == values_.end() ? def : it->second;
 }
 
-void Flags::apply_impl() const { attention_impl() = parse_impl(str("impl", "fast")); }
+void Flags::apply_impl() const {
+  attention_impl() = parse_impl(str("impl", "fast"));
+  // --parallel and --shards (train/parallel.h), wherever the command declares them
+  ParallelSettings& p = parallel_settings();
+  p.mode = parse_parallel(str("parallel", "auto"));
+  p.max_shards = integer("shards", 16);
+  if (p.max_shards < 1 || p.max_shards > 4096) fail(command_ + ": --shards must be 1 to 4096, got " + str("shards", ""));
+}
 
 double Flags::number(const std::string& name, double def) const {
   auto it = values_.find(name);

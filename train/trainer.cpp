@@ -1,12 +1,15 @@
 // The training loop (see trainer.h).
 #include "train/trainer.h"
 #include "train/json.h"  // metrics lines
+#include "train/parallel.h"
 
+#include <omp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <csignal>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -201,10 +204,10 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
     tc_ = TrainConfig::from_map(ck.train_config);
     for (auto& [name, value] : ro_.given) {
       if (name == "resume" || name == "steps" || name == "stop-after" || name == "quiet" || name == "impl" ||
-          (name == "out" && value == tc_.out))
+          name == "parallel" || name == "shards" || (name == "out" && value == tc_.out))
         continue;
       fail("--" + name + " cannot change on --resume: the run's configuration comes from " + ro_.resume +
-           " (only --steps, --stop-after, --quiet and --impl may be given" + (name == "out" ? "; its directory is " + tc_.out : "") + ")");
+           " (only --steps, --stop-after, --quiet, --impl, --parallel and --shards may be given" + (name == "out" ? "; its directory is " + tc_.out : "") + ")");
     }
     if (steps > tc_.steps && tc_.schedule == "cosine" && ck.step > 0) {  // extended: the rate goes on from where it was
       Schedule old;
@@ -222,6 +225,9 @@ Trainer::Trainer(TrainConfig tc, ModelConfig mc, RunOptions ro) : tc_(std::move(
   if (tc_.out.empty()) tc_.out = "runs/" + tc_.task + "-" + mc_.model;
   data_ = load_task_in_turn(tc_, mc_.model, ro_.seq_len);
   apply_task_shape(mc_, data_.shape);
+  const ParallelSettings& par = parallel_settings();  // train/parallel.h: shards or split products
+  parallel_ = par.mode != Parallel::kAuto ? par.mode
+              : choose_parallel(tc_.batch / dist::size(), mc_.max_len, mc_.dim, omp_get_max_threads());
   check_classes(tc_, data_.splits.train, ro_.resume.empty() ? "" : ro_.resume);
   tc_.class_names = data_.splits.train.class_names;
   global_rng().seed_with(tc_.seed);
@@ -368,15 +374,23 @@ EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const Bat
   std::vector<Batch> batches = eval_batches_by_length(d, opts, rows);
   const size_t count = batches.size();
   // Rank r takes batches r, r+P, ...; the sums are added over the ranks.
-  std::vector<double> sums = {0, 0, 0};  // loss * predictions, correct, predictions
-  for (size_t k = size_t(dist::rank()); k < count; k += size_t(dist::size())) {
-    const Batch& b = batches[k];
+  // Batch-parallel: a thread a batch, single-threaded ops; the sums added in batch order.
+  std::vector<size_t> mine;
+  for (size_t k = size_t(dist::rank()); k < count; k += size_t(dist::size())) mine.push_back(k);
+  std::vector<std::array<double, 3>> per(mine.size());  // loss * predictions, correct, predictions
+  auto score = [&](int64_t i) {
+    const Batch& b = batches[mine[size_t(i)]];
     Tensor logits = scored_logits(model, b);
     auto [correct, counted] = correct_of(logits, b);
-    sums[0] += loss_of(logits, b).item() * double(counted);
-    sums[1] += double(correct);
-    sums[2] += double(counted);
-  }
+    per[size_t(i)] = {loss_of(logits, b).item() * double(counted), double(correct), double(counted)};
+  };
+  if (parallel_settings().mode == Parallel::kOps)
+    for (size_t i = 0; i < mine.size(); ++i) score(int64_t(i));
+  else
+    run_shards(int64_t(mine.size()), score);
+  std::vector<double> sums = {0, 0, 0};
+  for (auto& p : per)
+    for (size_t j = 0; j < 3; ++j) sums[j] += p[j];
   dist::allreduce_sum(sums);
   model.train(was_training);
   EvalResult r;
@@ -395,22 +409,25 @@ void Trainer::diverged(const std::string& what, const std::string& advice) const
                          " (" + advice + ")");
 }
 
-// batch -> forward -> loss -> zero grad -> backward -> average over ranks -> clip -> step
+// batch -> shard -> forward -> loss -> backward (each shard) -> reduce -> average over ranks -> clip -> step
 Trainer::StepResult Trainer::step() {
   Batch b = dp_.shard(batcher_->next(), step_ + 1);  // this rank's rows of the global batch
-  Tensor logits = scored_logits(*model_, b);
-  Tensor loss = loss_of(logits, b);
   opt_->zero_grad();
-  try {
-    loss.backward();
+  model_->before_step();  // what changes once a step (the random features' redraw)
+  StepSums local;
+  try {  // train/parallel.h: the shards' forward and backward, their gradients added in shard order
+    local = sharded_backward(*model_, b, parallel_, mc_.max_len, [&](const Batch& rows) {
+      Tensor logits = scored_logits(*model_, rows);
+      auto [correct, counted] = correct_of(logits, rows);
+      return ShardLoss{loss_of(logits, rows), counted, correct};
+    });
   } catch (const AnomalyError& e) {  // --detect-anomaly named the op
     ++step_;
     diverged(e.what(), "lower --lr or --clip");
   }
-  // The loss is a mean over `counted` terms (examples; a token task's scored positions): ranks
+  // The loss is a mean over `terms` (examples; a token task's scored positions): ranks
   // weight their gradients by it, so that 2 ranks take the mean one process takes.
-  auto [correct, counted] = correct_of(logits, b);
-  dist::StepTotals sum = dp_.average(b.B, counted, double(loss.item()) * double(counted), double(correct));
+  dist::StepTotals sum = dp_.average(b.B, local.terms, local.loss_sum, double(local.correct));
   float norm = clip_grad_norm(opt_->params(), tc_.clip);
   ++step_;
   double terms = std::max(sum.terms, 1.0);
@@ -474,10 +491,10 @@ RunResult Trainer::run() {
   const bool root = dp_.root();  // rank 0 alone prints and writes
   tty_ = isatty(2) && !ro_.quiet && root;
   if (root)
-    std::fprintf(stderr, "training %s on %s: %lld parameters, %zu train / %zu val / %zu test examples, %lld steps%s\n",
+    std::fprintf(stderr, "training %s on %s: %lld parameters, %zu train / %zu val / %zu test examples, %lld steps%s; %s\n",
                  mc_.model.c_str(), tc_.task.c_str(), (long long)model_->num_parameters(), data_.splits.train.size(),
                  data_.splits.val.size(), data_.splits.test.size(), (long long)tc_.steps,
-                 dp_.describe().c_str());
+                 dp_.describe().c_str(), describe_parallel(parallel_, tc_.batch / dist::size(), mc_.max_len).c_str());
   double t0 = now();
   int64_t start = step_;
   model_->train();

@@ -25,6 +25,7 @@
 #include "train/config.h"
 #include "train/distributed.h"
 #include "train/model.h"
+#include "train/parallel.h"
 #include "train/tasks.h"
 
 namespace az {
@@ -111,6 +112,7 @@ class Trainer {
   std::unique_ptr<Optimizer> opt_;
   std::unique_ptr<Batcher> batcher_;
   dist::DataParallel dp_;  // the step's hook for data parallelism (the identity in one process)
+  Parallel parallel_ = Parallel::kBatch;  // the step's threads: over shards, or inside the products
   Schedule sched_;
   int64_t step_ = 0, best_step_ = -1;
   double best_val_ = -1;

@@ -378,7 +378,7 @@ BlockSparseAttention::BlockSparseAttention(const AttentionConfig& c) : Attention
 Tensor BlockSparseAttention::run(const Tensor& x, const Tensor& key_pad, Tensor* weights) {
   if (x.dim() != 3 || x.size(2) != cfg_.dim)
     fail("attention input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
-  Layouts L = layouts(x.size(1));
+  Layouts L = locked_layouts(x.size(1));
   // q, k, v stay [B,N,D] (= [B,N,H,d]): the kernel reads each head in place, no split_heads copies.
   Tensor q = proj_->q->forward(x), k = proj_->k->forward(x), v = proj_->v->forward(x);
   float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
@@ -387,8 +387,13 @@ Tensor BlockSparseAttention::run(const Tensor& x, const Tensor& key_pad, Tensor*
   return proj_->o->forward(out);
 }
 
+Layouts BlockSparseAttention::locked_layouts(int64_t n) {
+  std::lock_guard<std::mutex> lock(layouts_mu_);
+  return layouts(n);
+}
+
 Pattern BlockSparseAttention::pattern(const Tensor& x, const Tensor&) {
-  Layouts L = layouts(x.size(1));
+  Layouts L = locked_layouts(x.size(1));
   std::vector<const SparseLayout*> show;
   for (int64_t h : pattern_heads()) {
     const SparseLayout* l = L[L.size() == 1 ? 0 : size_t(h)].get();

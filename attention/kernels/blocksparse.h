@@ -12,6 +12,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <mutex>
 #include <vector>
 
 #include "attention/common.h"
@@ -92,6 +93,10 @@ class BlockSparseAttention : public Attention {
   virtual std::vector<int64_t> pattern_heads() const { return {0}; }
   Tensor run(const Tensor& x, const Tensor& key_pad, Tensor* weights);
   std::shared_ptr<QKVProjection> proj_;
+
+ private:
+  Layouts locked_layouts(int64_t n);  // layouts(n) under a lock: a variant's cache is shared by a step's threads
+  std::mutex layouts_mu_;
 };
 
 }  // namespace az

@@ -585,7 +585,8 @@ Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng) {
 }
 
 bool redraw_due(const Tensor& counter, int64_t interval, bool training) {
-  if (!training || interval <= 0 || !grad_enabled()) return false;
+  // Inside a training step's shards the schedule is kept by before_step, once per step.
+  if (!training || interval <= 0 || !grad_enabled() || current_shard() >= 0) return false;
   float& calls = counter.data()[0];  // training calls since the last draw
   bool due = calls >= float(interval);
   if (due) calls = 0;

@@ -80,6 +80,8 @@ Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng);
 // Counts training forward calls in `counter` (a 1-element buffer, so a resumed
 // run keeps the schedule) and says when random features are due for a redraw:
 // every `interval` training calls; never in evaluation, never when interval = 0.
+// Inside a training step's shards (train/parallel.h) it says no and counts nothing:
+// there the variant's before_step() keeps the schedule, one call per step.
 bool redraw_due(const Tensor& counter, int64_t interval, bool training);
 
 // The wiring shared by the feature-map variants (linear, performer, rfa): each

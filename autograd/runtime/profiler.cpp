@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -21,6 +22,7 @@ std::map<std::string, ProfRow>& prof_rows() {
   static std::map<std::string, ProfRow> rows;
   return rows;
 }
+std::mutex prof_mu;  // the threads of a batch-parallel step record at once (times are summed over threads)
 }  // namespace
 
 double Profiler::now() {
@@ -28,12 +30,17 @@ double Profiler::now() {
 }
 
 void Profiler::record(const char* name, bool backward, double s) {
+  std::lock_guard<std::mutex> l(prof_mu);
   ProfRow& r = prof_rows()[name];
   if (backward) r.bwd += s, r.nb++;
   else r.fwd += s, r.nf++;
 }
-void Profiler::reset() { prof_rows().clear(); }
+void Profiler::reset() {
+  std::lock_guard<std::mutex> l(prof_mu);
+  prof_rows().clear();
+}
 std::string Profiler::table() {
+  std::lock_guard<std::mutex> l(prof_mu);
   std::vector<std::pair<std::string, ProfRow>> rows(prof_rows().begin(), prof_rows().end());
   double total = 0;
   for (auto& r : rows) total += r.second.fwd + r.second.bwd;

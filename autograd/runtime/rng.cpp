@@ -41,13 +41,18 @@ int64_t Rng::randint(int64_t n) {
   return int64_t(next_u64() % uint64_t(n));
 }
 
+namespace {
+thread_local Rng* t_rng = nullptr;  // a RngScope's source on this thread
+}
 Rng& global_rng() {
   static Rng rng(0x5eed);
-  return rng;
+  return t_rng ? *t_rng : rng;
 }
+RngScope::RngScope(Rng& r) : prev_(t_rng) { t_rng = &r; }
+RngScope::~RngScope() { t_rng = prev_; }
 
 BatchShard& batch_shard() {
-  static BatchShard s;
+  static thread_local BatchShard s;
   return s;
 }
 

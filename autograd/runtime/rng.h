@@ -21,7 +21,17 @@ class Rng {
  private:
   std::array<uint64_t, 4> s_{};
 };
+// The process's random source, or the calling thread's own while a RngScope is open: a
+// batch-parallel step (train/parallel.h) gives each shard a copy of the step's source, so
+// every shard draws what one process would, whichever thread runs it and in what order.
 Rng& global_rng();
+struct RngScope {
+  explicit RngScope(Rng& r);
+  ~RngScope();
+  RngScope(const RngScope&) = delete;
+  RngScope& operator=(const RngScope&) = delete;
+  Rng* prev_;
+};
 // splitmix64 finaliser: counter-based randomness.  Inline: dropout calls it once per element.
 inline uint64_t hash64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -36,7 +46,8 @@ inline uint64_t hash64(uint64_t x) {
 // dimension is a multiple of `rows` ([B,...] or [B*H,...]), then counts its
 // elements from first * (elements per example), as if the whole batch were
 // present: an example gets the same mask however the batch is split.
-// rows = 0 (the default, one process): no shift.
+// rows = 0 (the default, one process): no shift.  Each thread has its own: a
+// batch-parallel step sets each shard's rows on the thread that runs it.
 struct BatchShard {
   int64_t first = 0, rows = 0;
 };

@@ -2,6 +2,7 @@
 #include "autograd/runtime/storage.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -40,7 +41,7 @@ struct Pool {
   std::map<size_t, std::vector<uint64_t>> free;          // class bytes -> stamps, oldest first; never empty
   size_t cached = 0, live = 0, peak_live = 0;
   uint64_t clock = 0;
-  static constexpr size_t kMinCap = size_t(64) << 20;
+  static constexpr size_t kMinCap = size_t(64) << 20;  // shared out among the threads' pools (min_cap())
   ~Pool() { release(); }
   void release() {
     std::lock_guard<std::mutex> l(mu);
@@ -76,9 +77,39 @@ struct Pool {
     return data;
   }
 };
-Pool& pool() {
-  static Pool* p = new Pool();  // never destroyed: storages may outlive statics
+// What a pool may always keep: 64 MiB in all, shared out among the threads' pools (a
+// batch-parallel step's threads would otherwise each keep 64 MiB of a small model's stale sizes).
+std::atomic<size_t> g_pools{0};
+size_t min_cap() { return Pool::kMinCap / std::max<size_t>(1, g_pools.load(std::memory_order_relaxed)); }
+// Every thread's pool, for the totals; pools are never destroyed (storages may outlive their
+// thread, and statics): a thread that ends leaves its cache to pool_release.
+struct Pools {
+  std::mutex mu;
+  std::vector<Pool*> all;
+};
+Pools& pools() {
+  static Pools* p = new Pools();
   return *p;
+}
+Pool& pool() {
+  static thread_local Pool* mine = [] {
+    Pool* p = new Pool();
+    std::lock_guard<std::mutex> l(pools().mu);
+    pools().all.push_back(p);
+    g_pools = pools().all.size();
+    return p;
+  }();
+  return *mine;
+}
+template <class F>
+size_t sum_pools(F f) {
+  std::lock_guard<std::mutex> l(pools().mu);
+  size_t total = 0;
+  for (Pool* p : pools().all) {
+    std::lock_guard<std::mutex> pl(p->mu);
+    total += f(*p);
+  }
+  return total;
 }
 // Bytes of the size class holding n floats: multiples of 64 up to 4 KiB, then 8 steps per octave.
 size_t class_bytes(size_t n) {
@@ -90,8 +121,8 @@ size_t class_bytes(size_t n) {
 }
 }  // namespace
 
-Storage::Storage(size_t count) : data(nullptr), n(count), cap(class_bytes(count)) {
-  Pool& p = pool();
+Storage::Storage(size_t count) : data(nullptr), n(count), cap(class_bytes(count)), pool(&az::pool()) {
+  Pool& p = *static_cast<Pool*>(pool);
   {
     std::lock_guard<std::mutex> l(p.mu);
     data = p.take(cap, &cap);
@@ -102,7 +133,7 @@ Storage::Storage(size_t count) : data(nullptr), n(count), cap(class_bytes(count)
     // the buffers freed longest ago (the sizes of older batches) down to 1.25x
     // the peak in use.  A loop of fixed shapes stops missing after its first
     // step, so this never takes away a buffer it needs.
-    while (p.cached > Pool::kMinCap && p.cached + p.live > p.peak_live + p.peak_live / 4) p.evict_oldest();
+    while (p.cached > min_cap() && p.cached + p.live > p.peak_live + p.peak_live / 4) p.evict_oldest();
   }
   data = static_cast<float*>(std::aligned_alloc(64, cap));
   if (!data) {
@@ -113,28 +144,32 @@ Storage::Storage(size_t count) : data(nullptr), n(count), cap(class_bytes(count)
 }
 
 Storage::~Storage() {
-  Pool& p = pool();
+  Pool& p = *static_cast<Pool*>(pool);
   std::lock_guard<std::mutex> l(p.mu);
   p.live -= cap;
   uint64_t stamp = ++p.clock;
   p.by_age.emplace(stamp, std::make_pair(cap, data));
   p.free[cap].push_back(stamp);
   p.cached += cap;
-  while (p.cached > Pool::kMinCap && p.cached + p.live > 2 * p.peak_live) p.evict_oldest();
+  while (p.cached > min_cap() && p.cached + p.live > 2 * p.peak_live) p.evict_oldest();
 }
 
 size_t pool_cached_bytes() {
-  std::lock_guard<std::mutex> l(pool().mu);
-  return pool().cached;
+  return sum_pools([](const Pool& p) { return p.cached; });
 }
 size_t pool_peak_bytes() {
-  std::lock_guard<std::mutex> l(pool().mu);
-  return pool().peak_live;
+  return sum_pools([](const Pool& p) { return p.peak_live; });
 }
 size_t pool_live_bytes() {
-  std::lock_guard<std::mutex> l(pool().mu);
-  return pool().live;
+  return sum_pools([](const Pool& p) { return p.live; });
 }
-void pool_release() { pool().release(); }
+void pool_release() {
+  std::vector<Pool*> all;
+  {
+    std::lock_guard<std::mutex> l(pools().mu);
+    all = pools().all;
+  }
+  for (Pool* p : all) p->release();
+}
 
 }  // namespace az

@@ -140,8 +140,15 @@ std::string train_help() {
       "  --impl fast|reference              the model's fast form (fused kernels) or its reference form (the\n"
       "                                     plain composed ops in its own file): one function, tested equal\n"
       "                                     (default fast; the reference is for reading and checking, and slower)\n"
+      "  --parallel auto|batch|ops          how the threads share a step: batch cuts it into shards (whole\n"
+      "                                     examples; the same bits at any thread count), ops splits each large\n"
+      "                                     product (bits depend on the thread count); auto: batch unless the\n"
+      "                                     batch has fewer examples than threads and long rows (default auto)\n"
+      "  --shards S                         batch mode cuts a batch into a shard per 1024 tokens, at least 2,\n"
+      "                                     at most S (default 16) and B; the shards, not the thread count,\n"
+      "                                     decide the bits\n"
       "  threads: OMP_NUM_THREADS=T in the environment (default: every core); on a machine other jobs share,\n"
-      "                                     try 1: every parallel op waits for its slowest thread\n"
+      "                                     try 1: every parallel region waits for its slowest thread\n"
       "model flags (and each model's own settings: `attnzoo models`):\n";
   for (auto& f : model_flags()) {
     if (f.flag.empty()) continue;
@@ -205,7 +212,7 @@ void warn_about_threads() {
 int cmd_train(const std::vector<std::string>& given_args) {
   if (wants_help(given_args)) return std::printf("%s", train_help().c_str()), 0;
   std::vector<std::string> args = given_args;
-  std::set<std::string> valued = {"resume", "stop-after", "impl"};
+  std::set<std::string> valued = {"resume", "stop-after", "impl", "parallel", "shards"};
   for (auto& row : train_flags()) valued.insert(row.flag);
   for (auto& f : model_flag_names()) valued.insert(f);
   std::string model = Flags::peek(args, "model", "full");
@@ -272,9 +279,10 @@ int cmd_train(const std::vector<std::string>& given_args) {
 int cmd_eval(const std::vector<std::string>& args) {
   if (wants_help(args))
     return std::printf("attnzoo eval --ckpt CKPT [--split test|val|train] [--data PATH] [--impl fast|reference]\n"
+                       "             [--parallel auto|batch|ops]\n"
                        "  evaluates a checkpoint; model, task and data come from the checkpoint; --impl: the\n"
                        "  model's fast form (default) or its reference form, either whichever trained it\n"), 0;
-  Flags f("eval", args, {"ckpt", "split", "data", "impl"}, {});
+  Flags f("eval", args, {"ckpt", "split", "data", "impl", "parallel"}, {});
   f.apply_impl();
   if (!f.has("ckpt")) fail("eval: --ckpt CKPT is required");
   std::string split = f.str("split", "test");
@@ -309,12 +317,13 @@ int cmd_data(const std::vector<std::string>& all) {
 int cmd_bench(const std::vector<std::string>& args) {
   if (wants_help(args))
     return std::printf("attnzoo bench --model M --seq-len N --batch B --dim D --heads H --layers L --ffn F --steps S\n"
-                       "              [--warmup W] [--profile] [--impl fast|reference] [the model's own settings]\n"
+                       "              [--warmup W] [--profile] [--impl fast|reference] [--parallel auto|batch|ops]\n"
+                       "              [--shards S] [the model's own settings]\n"
                        "  trains S timed AdamW steps on random tokens (vocabulary 256, 10 classes) and prints one\n"
                        "  JSON line: steps/s, tokens/s, peak memory, matmul GFLOP per step, and mfu against\n"
                        "  the sgemm rate measured in the same run\n"), 0;
   std::set<std::string> valued = model_flag_names();
-  valued.insert({"batch", "steps", "warmup", "impl"});
+  valued.insert({"batch", "steps", "warmup", "impl", "parallel", "shards"});
   std::string model = Flags::peek(args, "model", "full");
   std::set<std::string> all = valued, knobs = knob_flags(model);
   all.insert(knobs.begin(), knobs.end());

@@ -15,6 +15,7 @@
 #include "train/checkpoint.h"
 #include "train/cli.h"
 #include "train/cli/commands.h"
+#include "train/parallel.h"
 #include "train/tasks.h"
 #include "train/trainer.h"
 
@@ -37,7 +38,7 @@ int cmd_predict(const std::vector<std::string>& args) {
     else if (args[i].rfind("--", 0) == 0) flags.push_back(args[i]);
     else inputs.push_back(args[i]);
   }
-  Flags f("predict", flags, {"ckpt", "top", "impl"}, {"json"});
+  Flags f("predict", flags, {"ckpt", "top", "impl", "parallel"}, {"json"});
   f.apply_impl();
   if (!f.has("ckpt")) fail("predict: --ckpt CKPT is required");
   int64_t top = f.integer("top", 3);
@@ -65,8 +66,18 @@ int cmd_predict(const std::vector<std::string>& args) {
   NoGradGuard ng;
   const std::vector<std::string>& names = tc.class_names;
   size_t k = 0, per = task.head == Head::kPair ? 2 : 1;
-  for (const Batch& b : eval_batches(data.splits.test, data.opts)) {
-    Tensor logits = model.forward(b);
+  // Every batch's logits, a thread a batch (train/parallel.h; --parallel ops: one at a time), then
+  // printed in input order.
+  const std::vector<Batch> batches = eval_batches(data.splits.test, data.opts);
+  std::vector<Tensor> all_logits(batches.size());
+  auto score = [&](int64_t i) { all_logits[size_t(i)] = model.forward(batches[size_t(i)]); };
+  if (parallel_settings().mode == Parallel::kOps)
+    for (size_t i = 0; i < batches.size(); ++i) score(int64_t(i));
+  else
+    run_shards(int64_t(batches.size()), score);
+  for (size_t bi = 0; bi < batches.size(); ++bi) {
+    const Batch& b = batches[bi];
+    const Tensor& logits = all_logits[bi];
     int64_t C = logits.size(1);
     for (int64_t i = 0; i < b.B; ++i, ++k) {
       // softmax of the row, in double

@@ -1,5 +1,6 @@
 // `attnzoo bench` (see bench.h).
 #include "train/lab/bench.h"
+#include "train/parallel.h"
 
 #include "attention/attention.h"
 #include "attention/kernels/tile.h"
@@ -112,10 +113,16 @@ BenchResult run_bench(const BenchConfig& bc) {
   for (int64_t i = 0; i < bc.batch * mc.max_len; ++i) b.tokens.push_back(int32_t(1 + r.randint(256)));
   b.pad_mask.assign(b.tokens.size(), 0.0f);
   for (int64_t i = 0; i < bc.batch; ++i) b.labels.push_back(int32_t(r.randint(10)));
+  // The training step as the trainer takes it (train/parallel.h): batch shards or split products.
+  const ParallelSettings& par = parallel_settings();
+  const Parallel mode = par.mode != Parallel::kAuto ? par.mode
+                        : choose_parallel(bc.batch, mc.max_len, mc.dim, omp_get_max_threads());
   auto step = [&]() {
-    Tensor loss = cross_entropy(model.forward(b), IntTensor({b.B}, b.labels));
     opt.zero_grad();
-    loss.backward();
+    model.before_step();
+    sharded_backward(model, b, mode, mc.max_len, [&](const Batch& rows) {
+      return ShardLoss{cross_entropy(model.forward(rows), IntTensor({rows.B}, rows.labels)), rows.B, 0};
+    });
     clip_grad_norm(opt.params(), 1.0f);
     opt.step(1e-4f);
   };
@@ -153,10 +160,11 @@ BenchResult run_bench(const BenchConfig& bc) {
                 "{\"model\": \"%s\", \"seq_len\": %lld, \"batch\": %lld, \"dim\": %lld, \"heads\": %lld, \"layers\": %lld, "
                 "\"ffn\": %lld, \"steps_per_s\": %.4f, \"tokens_per_s\": %.1f, \"ms_per_step\": %.2f, "
                 "\"peak_rss_mb\": %.1f, \"model_gflop_per_step\": %.3f, \"gflops\": %.2f, \"sgemm_peak_gflops\": %.1f, "
-                "\"mfu\": %.4f, \"threads\": %d, \"thread_scaling\": %.2f, \"impl\": \"%s\", \"tiles\": \"%s\", \"blas_core\": \"%s\", \"simd\": \"%s\", \"cpu\": %s, \"build\": \"%s\"}",
+                "\"mfu\": %.4f, \"threads\": %d, \"parallel\": \"%s\", \"shards\": %lld, \"thread_scaling\": %.2f, \"impl\": \"%s\", \"tiles\": \"%s\", \"blas_core\": \"%s\", \"simd\": \"%s\", \"cpu\": %s, \"build\": \"%s\"}",
                 mc.model.c_str(), (long long)mc.max_len, (long long)bc.batch, (long long)mc.dim, (long long)mc.heads,
                 (long long)mc.layers, (long long)mc.ffn, res.steps_per_s, res.tokens_per_s, res.ms_per_step,
-                res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu, omp_get_max_threads(), res.thread_scaling,
+                res.peak_rss_mb, res.model_gflop_per_step, res.gflops, res.sgemm_peak_gflops, res.mfu, omp_get_max_threads(), parallel_name(mode),
+                (long long)shard_count(mode, bc.batch, mc.max_len), res.thread_scaling,
                 impl_name(attention_impl()), tile::tile_backend(), blas_core().c_str(), simd_target().c_str(), json_quote(cpu_name()).c_str(), build_commit().c_str());
   res.json = buf;
   return res;
