@@ -29,7 +29,8 @@ echo "|---|---|---:|---:|---:|---:|"
 for p in ops auto; do
   rss=()
   for t in 1 2; do
-    rss+=("$( { env OMP_NUM_THREADS=$t /usr/bin/time -f '%M' $train --parallel $p >/dev/null 2>/dev/null; } 2>&1 | tail -n1)")
+    env OMP_NUM_THREADS=$t /usr/bin/time -o "$work/rss" -f '%M' $train --parallel $p >/dev/null 2>&1
+    rss+=("$(tail -n1 "$work/rss")")
   done
   python3 - "$work/train.json" "$p" "${rss[0]}" "${rss[1]}" <<'EOF'
 import json, sys

@@ -137,12 +137,19 @@ Schedule::Kind Schedule::parse(const std::string& name) {
 }
 
 float clip_grad_norm(const std::vector<NamedTensor>& params, float max_norm) {
-  double sq = 0;
+  // Eight running sums, added in one fixed order: the same bits on every machine and thread count,
+  // and the loop vectorises (one chain of dependent double adds took 0.4 ms a step of make
+  // train's model, 77K parameters: 4% of a step at 2 threads).
+  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (auto& p : params) {
     if (!p.tensor.has_grad()) continue;
     const float* g = p.tensor.grad_data();
-    for (int64_t j = 0; j < p.tensor.numel(); ++j) sq += double(g[j]) * g[j];
+    const int64_t n = p.tensor.numel(), whole = n / 8 * 8;
+    for (int64_t j = 0; j < whole; j += 8)
+      for (int k = 0; k < 8; ++k) lane[k] += double(g[j + k]) * g[j + k];
+    for (int64_t j = whole; j < n; ++j) lane[j - whole] += double(g[j]) * g[j];
   }
+  double sq = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
   float norm = float(std::sqrt(sq));
   if (max_norm > 0 && norm > max_norm && std::isfinite(norm)) {
     float s = max_norm / (norm + 1e-6f);
