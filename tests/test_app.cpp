@@ -495,3 +495,36 @@ TEST_CASE("with ATTNZOO_RUNNER set, the program starts its own children through 
   CHECK(contains(first, " mqar "));
   CHECK(fs::equivalent(first.substr(0, first.find(' ')), az::test::attnzoo_bin()));
 }
+
+TEST_CASE("--impl reference reaches the model in every command: train, eval, predict, generate and bench") {
+  // (issue 66: generate ignored --impl reference and decoded with the fast form's cache)  flash's fast
+  // form is one op, flash_attention; its reference form is the online softmax in plain ops (max, exp,
+  // sum, div).  --profile's table names the ops that ran, one a row; generate's reference form keeps no
+  // state and says so.
+  TempDir d("az_impl_cmds");
+  std::string out;
+  const std::string tiny = " --dim 16 --heads 2 --layers 1 --ffn 16 --steps 4 --eval-every 4 --batch 4 --quiet";
+  REQUIRE_MESSAGE(run("train --task listops --model flash" + tiny + " --out " + d / "cls", &out) == 0, out);
+  REQUIRE_MESSAGE(run("train --task lm --model flash --causal" + tiny + " --out " + d / "lm", &out) == 0, out);
+  struct Case {
+    std::string what, args, fast, reference;  // the command, and what its output shows under each form
+  };
+  const std::string ckpt = d / "cls/best.ckpt";
+  const std::vector<Case> cases = {
+      {"train", "train --task listops --model flash" + tiny + " --profile --force --out " + d / "again", "\nflash_attention ", "\nexp "},
+      {"eval", "eval --ckpt " + ckpt + " --profile", "\nflash_attention ", "\nexp "},
+      {"predict", "predict --ckpt " + ckpt + " --profile '[MAX 2 9 ]'", "\nflash_attention ", "\nexp "},
+      {"bench", "bench --model flash --seq-len 64 --batch 2 --dim 16 --heads 2 --layers 1 --ffn 16 --steps 1 --profile",
+       "\nflash_attention ", "\nexp "},
+      {"generate", "generate --ckpt " + d / "lm/best.ckpt" + " --prompt 'The ' --tokens 4", "KV cache", "re-runs the prefix"},
+  };
+  for (const Case& c : cases)
+    for (const std::string impl : {"fast", "reference"}) {
+      CAPTURE(c.what);
+      CAPTURE(impl);
+      REQUIRE_MESSAGE(run(c.args + " --impl " + impl, &out) == 0, out);
+      const bool ref = impl == "reference";
+      CHECK_MESSAGE(contains(out, ref ? c.reference : c.fast), out);
+      CHECK_MESSAGE(!contains(out, ref ? c.fast : c.reference), out);
+    }
+}

@@ -365,6 +365,23 @@ TEST_CASE("attnzoo docs: writes a page and an index from the records; a removed 
   CHECK(contains(error_of([&] { cmd_docs({"--maps", "sometimes"}); }), "--maps must be train or keep, got 'sometimes'"));
 }
 
+TEST_CASE("attnzoo docs --maps train draws each map into --out, and the page shows it") {
+  // (issue 66: the maps went into the map run's folder, and every page said "No map yet")
+  TempDir tmp("az_docs_maps");
+  std::string root = src_root();
+  std::string out = tmp / "models", runs = tmp / "runs";
+  cmd_docs({"--out", out, "--src", root, "--models", "local", "--maps", "train", "--steps", "4", "--runs", runs,
+            "--bin", az::test::attnzoo_bin(), "--bench", root + "/docs/bench/variants.jsonl",
+            "--lra", "mini=" + root + "/docs/lra/mini3/results.jsonl", "--lra-bench", root + "/docs/lra/mini3/bench.jsonl"});
+  CHECK(fs::exists(fs::path(out) / "local-attnmap.png"));
+  CHECK(!fs::exists(fs::path(runs) / "local-attnmap.png"));
+  CHECK(!fs::exists(fs::path(runs) / "local" / "local-attnmap.png"));
+  std::string page = read(fs::path(out) / "local.md");
+  CHECK(contains(page, "](local-attnmap.png)"));
+  CHECK(!contains(page, "No map yet"));
+  CHECK(contains(page, "trained for 4 steps"));
+}
+
 TEST_CASE("pattern pictures: the settings chosen for a small N leave entries out") {
   const int64_t N = 64;
   Rng rng(3);

@@ -677,6 +677,17 @@ TEST_CASE("a thread setup that makes threads take turns on a CPU is named in one
                         dir / "run" + " 2>&1",
                     &out) == 0);
   CHECK(contains(threads_lines(out), "threads: 2 OpenMP threads can run on only 1 CPU"));
+  // Only one of the two variables set: the line still names the settings and the advice to unset
+  // them (issue 66: with one alone it blamed "the process's CPU affinity" and dropped the advice).
+  REQUIRE(az::test::run_shell("env -u OMP_PROC_BIND OMP_NUM_THREADS=2 'OMP_PLACES={0}' " + az::test::attnzoo_cmd() + bench + " 2>&1", &out) == 0);
+  CHECK(threads_lines(out) ==
+        "threads: 2 OpenMP threads can run on only 1 CPU (OMP_NUM_THREADS=2 OMP_PROC_BIND=(unset) OMP_PLACES={0}), so they "
+        "take turns; set OMP_NUM_THREADS=1 or unset OMP_PROC_BIND and OMP_PLACES\n");
+  REQUIRE(az::test::run_shell("taskset -c 0 env -u OMP_PLACES OMP_NUM_THREADS=2 OMP_PROC_BIND=true " + az::test::attnzoo_cmd() + bench +
+                              " 2>&1", &out) == 0);
+  CHECK(threads_lines(out) ==
+        "threads: 2 OpenMP threads can run on only 1 CPU (OMP_NUM_THREADS=2 OMP_PROC_BIND=true OMP_PLACES=(unset)), so they "
+        "take turns; set OMP_NUM_THREADS=1 or unset OMP_PROC_BIND and OMP_PLACES\n");
   // More threads than the CPUs the process may use.
   REQUIRE(az::test::run_shell("env OMP_NUM_THREADS=" + std::to_string(cpus + 1) + " " + az::test::attnzoo_cmd() + bench + " 2>&1", &out) == 0);
   CHECK(threads_lines(out) == "threads: " + std::to_string(cpus + 1) + " OpenMP threads can run on only " +

@@ -313,6 +313,28 @@ TEST_CASE("--merge: two sweeps run side by side on different models make one rep
   for (auto& d : {a, b, both}) fs::remove_all(d);
 }
 
+TEST_CASE("a MODEL+TAG row's settings reach its bench cells as well as its training cells") {
+  // (issue 66: the bench cells of a tagged row ran with the base model's settings, so reformer+lra was
+  // benched as the paper's form; the other tagged-row tests run with --no-bench)
+  std::string dir = temp_dir(), out;
+  REQUIRE_MESSAGE(run_cli("lra --preset tiny --tasks listops --models local,local+w3 --model-args 'local+w3=--window 3' "
+                          "--dry-run --out " + dir, &out) == 0, out);
+  int bench_own = 0, bench_base = 0, train_own = 0, train_base = 0;
+  std::istringstream lines(out);
+  for (std::string l; std::getline(lines, l);) {
+    const bool own = contains(l, " --window 3");
+    if (l.rfind("attnzoo bench --model local ", 0) == 0) ++(own ? bench_own : bench_base);
+    if (l.rfind("attnzoo train ", 0) == 0 && contains(l, "--model local ")) {
+      ++(own ? train_own : train_base);
+      CHECK(own == contains(l, "cells/listops-local+w3 "));  // the row's own settings, in its own cell
+    }
+  }
+  CHECK(train_own == 1);
+  CHECK(train_base == 1);
+  CHECK(bench_own == 3);   // the tiny preset benches 3 lengths, each row at each
+  CHECK(bench_base == 3);
+}
+
 TEST_CASE("a row of its own: MODEL+TAG trains MODEL with its --model-args and is reported under its own name") {
   std::string dir = temp_dir(), out;
   const std::string run = "lra --preset tiny --tasks listops --threads 1 --no-bench --models local,local+w3 ";

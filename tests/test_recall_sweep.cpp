@@ -4,6 +4,8 @@
 // the state chart; a rerun runs nothing; bad flags are refused in one line.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -72,7 +74,10 @@ TEST_CASE("recall sweep: seeds follow the best learning rate, states are measure
     if (json_text(r, "model") == "full") full_state = json_number(r, "state_bytes", 0);
     if (json_text(r, "model") == "linear") linear_state = json_number(r, "state_bytes", 0);
   }
-  CHECK(full_state >= 16 * 2 * 16 * 4);
+  // Worked out: full attention at T 16, dim 16, 1 layer keeps K and V of all 16 tokens (2 x 16 x 16
+  // floats, 2048 bytes) and the short convolution's last 2 inputs (kernel 3: 2 x 16 floats, 128 bytes).
+  // (Fed one token short, the state would read 2048.)
+  CHECK(full_state == 2 * 16 * 16 * 4 + 2 * 16 * 4);
   std::string md = read(d / "results.md");
   CHECK(contains(md, "| full |"));
   CHECK(contains(md, "| linformer (non-causal) |"));
@@ -214,4 +219,31 @@ TEST_CASE("recall sweep: the causal mixer records its decoding state beside full
   }
   std::string md = read(d / "results.md");
   CHECK(!contains(md, "Causal but without an incremental state"));
+}
+
+TEST_CASE("recall report: local's committed records against values worked out by hand (tests/fixtures/recall-local)") {
+  // The numbers are worked out in tests/fixtures/recall-local/README.md from the records alone.
+  const char* src = std::getenv("ATTNZOO_SRC");
+  const std::string fixture = std::string(src ? src : ".") + "/tests/fixtures/recall-local/results.jsonl";
+  REQUIRE(std::ifstream(fixture).good());
+  TempDir d("az_recall_fixture");
+  std::filesystem::copy_file(fixture, d / "results.jsonl");
+  std::string out;
+  // --dims out of order, as the committed sweep gave them
+  REQUIRE_MESSAGE(run_cli("recall --models local --points 256:16 --dims 64,32,128 --lrs 3e-3 --seeds 3 --steps 1000 "
+                          "--state-point 256:16 --state-dim 64 --report-only --out " + d.path, &out) == 0, out);
+  std::string md = read(d / "results.md");
+  // the state table: state, mean +- sd, seeds, the verdict against the point before on its own axis, the frontier
+  CHECK(contains(md, "| local | dim 32 | 33.0 KiB | 63.6 ± 2.9 | 3 |  |"));
+  CHECK(contains(md, "| local | dim 64 | 66.0 KiB | 69.9 ± 0.7 | 3 | not told apart |"));
+  CHECK(contains(md, "| local | dim 128 | 132.0 KiB | 74.3 ± 0.6 | 3 | higher |"));
+  CHECK(contains(md, "| local | window 8 | 10.0 KiB | 0.4 ± 0.0 | 3 |  |"));
+  CHECK(contains(md, "| local | window 16 | 18.0 KiB | 1.6 ± 0.3 | 3 | higher |"));
+  CHECK(contains(md, "| local | window 32 | 34.0 KiB | 5.5 ± 2.0 | 3 | not told apart |"));
+  CHECK(contains(md, "| local | window 64 | 66.0 KiB | 70.0 ± 1.1 | 3 | higher |"));
+  CHECK(contains(md, "| local | window 128 | 130.0 KiB | 93.7 ± 0.7 | 3 | higher |"));
+  // the width chart: x from the smallest dim / 1.4 to the largest x 1.4, whatever order --dims came in
+  std::string gp = read(d / "recall-dim.gp");
+  CHECK(contains(gp, "set xrange [22.8571:179.2]"));
+  CHECK(contains(gp, "set xtics (32, 64, 128)"));
 }

@@ -279,14 +279,16 @@ int cmd_train(const std::vector<std::string>& given_args) {
 int cmd_eval(const std::vector<std::string>& args) {
   if (wants_help(args))
     return std::printf("attnzoo eval --ckpt CKPT [--split test|val|train] [--data PATH] [--impl fast|reference]\n"
-                       "             [--parallel auto|batch|ops]\n"
+                       "             [--parallel auto|batch|ops] [--profile]\n"
                        "  evaluates a checkpoint; model, task and data come from the checkpoint; --impl: the\n"
                        "  model's fast form (default) or its reference form, either whichever trained it\n"), 0;
-  Flags f("eval", args, {"ckpt", "split", "data", "impl", "parallel"}, {});
+  Flags f("eval", args, {"ckpt", "split", "data", "impl", "parallel"}, {"profile"});
   f.apply_impl();
+  Profiler::enabled = f.on("profile");
   if (!f.has("ckpt")) fail("eval: --ckpt CKPT is required");
   std::string split = f.str("split", "test");
   EvalResult r = evaluate_checkpoint(f.str("ckpt", ""), split, f.str("data", ""));
+  if (f.on("profile")) std::fprintf(stderr, "%s", Profiler::table().c_str()), Profiler::enabled = false;
   if (task_info(TrainConfig::from_map(load_checkpoint(f.str("ckpt", "")).train_config).task).metric == Metric::kBitsPerByte)
     return std::printf("%s bits per byte %.4f over %lld predicted bytes\n", split.c_str(), r.loss / std::log(2.0),
                        (long long)r.examples), 0;

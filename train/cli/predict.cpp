@@ -24,7 +24,8 @@ namespace az {
 int cmd_predict(const std::vector<std::string>& args) {
   for (auto& a : args)
     if (a == "--help" || a == "-h")
-      return std::printf("attnzoo predict --ckpt CKPT [--top K] [--json] [--impl fast|reference] INPUT ...\n"
+      return std::printf("attnzoo predict --ckpt CKPT [--top K] [--json] [--impl fast|reference] [--parallel auto|batch|ops]\n"
+                         "                [--profile] INPUT ...\n"
                          "  the model's top K classes (default 3) with probabilities for each input: image files,\n"
                          "  text files or texts, ListOps expressions, pairs of documents (A1 B1 A2 B2 ...), as the\n"
                          "  checkpoint's task reads them; without inputs, one input per line of standard input\n"),
@@ -33,13 +34,14 @@ int cmd_predict(const std::vector<std::string>& args) {
   std::vector<std::string> flags, inputs;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--json") flags.push_back(args[i]);
-    else if ((args[i] == "--ckpt" || args[i] == "--top" || args[i] == "--impl") && i + 1 < args.size())
+    else if ((args[i] == "--ckpt" || args[i] == "--top" || args[i] == "--impl" || args[i] == "--parallel") && i + 1 < args.size())
       flags.push_back(args[i]), flags.push_back(args[++i]);
     else if (args[i].rfind("--", 0) == 0) flags.push_back(args[i]);
     else inputs.push_back(args[i]);
   }
-  Flags f("predict", flags, {"ckpt", "top", "impl", "parallel"}, {"json"});
+  Flags f("predict", flags, {"ckpt", "top", "impl", "parallel"}, {"json", "profile"});
   f.apply_impl();
+  Profiler::enabled = f.on("profile");  // time per op on stderr at the end
   if (!f.has("ckpt")) fail("predict: --ckpt CKPT is required");
   int64_t top = f.integer("top", 3);
   if (top < 1) fail("predict: --top must be positive, got " + std::to_string(top));
@@ -75,6 +77,7 @@ int cmd_predict(const std::vector<std::string>& args) {
     for (size_t i = 0; i < batches.size(); ++i) score(int64_t(i));
   else
     run_shards(int64_t(batches.size()), score);
+  if (f.on("profile")) std::fprintf(stderr, "%s", Profiler::table().c_str()), Profiler::enabled = false;
   for (size_t bi = 0; bi < batches.size(); ++bi) {
     const Batch& b = batches[bi];
     const Tensor& logits = all_logits[bi];
