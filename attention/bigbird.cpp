@@ -33,6 +33,9 @@ enum : uint8_t { kGlobal = 1, kWindow = 2, kRandom = 3 };
 
 class BigBirdAttention : public BlockSparseAttention {
  public:
+  // The fast form, forward(), and the projections proj_ come from BlockSparseAttention
+  // (attention/kernels/blocksparse.h): this class gives only its layouts (which key blocks each
+  // query block sees) and its legend; the kernel is sparse_attention_merged.
   explicit BigBirdAttention(const AttentionConfig& c)
       : BlockSparseAttention(c), b_(knob_int("block")), r_(knob_int("random_blocks")) {
     m_ = (c.max_len + b_ - 1) / b_;

@@ -32,6 +32,9 @@ namespace {
 
 class GlobalAttention : public BlockSparseAttention {
  public:
+  // The fast form, forward(), and the projections proj_ come from BlockSparseAttention
+  // (attention/kernels/blocksparse.h): this class gives only its layouts (which key blocks each
+  // query block sees) and its legend; the kernel is sparse_attention_merged.
   explicit GlobalAttention(const AttentionConfig& c) : BlockSparseAttention(c), g_(knob_int("globals")) {
     learned_ = knob_int("learned") != 0;
     if (learned_) tokens_ = register_parameter("tokens", Tensor::randn({g_, c.dim}, 0.02f), false);

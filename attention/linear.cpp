@@ -20,6 +20,9 @@ namespace {
 
 class LinearAttention : public FeatureMapAttention {
  public:
+  // The fast form, forward(), and the projections proj_ come from FeatureMapAttention
+  // (attention/kernels/kernel_util.h): this class gives only its feature map phi (features());
+  // the kernel is kernel_attention, the chunked prefix sums.
   explicit LinearAttention(const AttentionConfig& c)
       : FeatureMapAttention(c, "kernel elu(q)+1 . elu(k)+1", 1e-6f) {}
 

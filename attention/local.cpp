@@ -24,6 +24,9 @@ namespace {
 
 class LocalAttention : public BlockSparseAttention {
  public:
+  // The fast form, forward(), and the projections proj_ come from BlockSparseAttention
+  // (attention/kernels/blocksparse.h): this class gives only its layouts (which key blocks each
+  // query block sees) and its legend; the kernel is sparse_attention_merged.
   explicit LocalAttention(const AttentionConfig& c) : BlockSparseAttention(c) {}
 
   // The reference form: the window as a rule over all N x N entries, then softmax attention.

@@ -32,6 +32,9 @@ namespace {
 
 class LongformerAttention : public BlockSparseAttention {
  public:
+  // The fast form, forward(), and the projections proj_ come from BlockSparseAttention
+  // (attention/kernels/blocksparse.h): this class gives only its layouts (which key blocks each
+  // query block sees) and its legend; the kernel is sparse_attention_merged.
   explicit LongformerAttention(const AttentionConfig& c) : BlockSparseAttention(c) {
     dilated_ = knob_int("dilated_heads");
     if (dilated_ < 0) dilated_ = c.heads / 2;

@@ -24,16 +24,61 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "attention/common.h"
 #include "attention/decode/decode.h"
 #include "attention/kernels/kernel_util.h"
 
 namespace az {
+
+// ---- 1. W: orthogonal random features -------------------------------------------------------
+// FAVOR+'s "orthogonal": the m rows of W come in blocks of d mutually orthogonal rows (a Gaussian
+// d x d block orthonormalised: Q of its QR, by modified Gram-Schmidt), each row then scaled to the
+// norm a Gaussian row would have had (chi with d degrees of freedom).  Orthogonal rows keep the
+// estimate unbiased and lower its variance against i.i.d. Gaussian rows (the paper's section 2.4).
+// Shown on the model's page beside reference().
+Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng) {
+  if (m < 1 || d < 1) fail("orthogonal_gaussian: sizes " + std::to_string(m) + "x" + std::to_string(d) + " must be positive");
+  Tensor w = Tensor::empty({m, d});
+  std::vector<double> blk(size_t(d * d));
+  for (int64_t b0 = 0; b0 < m; b0 += d) {
+    // Gram-Schmidt (modified) on the rows of a Gaussian d x d block: Q of its QR.
+    for (auto& v : blk) v = rng.normal();
+    for (int64_t i = 0; i < d; ++i) {
+      double* ri = &blk[size_t(i * d)];
+      for (int64_t j = 0; j < i; ++j) {
+        const double* rj = &blk[size_t(j * d)];
+        double dot = 0;
+        for (int64_t t = 0; t < d; ++t) dot += ri[t] * rj[t];
+        for (int64_t t = 0; t < d; ++t) ri[t] -= dot * rj[t];
+      }
+      double nn = 0;
+      for (int64_t t = 0; t < d; ++t) nn += ri[t] * ri[t];
+      nn = std::sqrt(nn);
+      for (int64_t t = 0; t < d; ++t) ri[t] /= nn;
+    }
+    for (int64_t i = 0; i < d && b0 + i < m; ++i) {
+      double chi = 0;  // the norm a Gaussian row would have had
+      for (int64_t t = 0; t < d; ++t) {
+        double z = rng.normal();
+        chi += z * z;
+      }
+      chi = std::sqrt(chi);
+      for (int64_t t = 0; t < d; ++t) w.data()[(b0 + i) * d + t] = float(blk[size_t(i * d + t)] * chi);
+    }
+  }
+  return w;
+}
+
 namespace {
 
 class Performer : public FeatureMapAttention {
  public:
+  // The projections proj_ and the fast form's body come from FeatureMapAttention
+  // (attention/kernels/kernel_util.h): this class gives its feature map phi (features()) and the
+  // redraw schedule; the kernel is kernel_attention, the chunked prefix sums.
   explicit Performer(const AttentionConfig& c)
       : FeatureMapAttention(c, "FAVOR+ estimate of exp(q.k/sqrt(d))", std::numeric_limits<float>::min(),
                             KernelNorm::clamp) {  // max(den, FLT_MIN): only 0/0 is guarded
@@ -43,15 +88,21 @@ class Performer : public FeatureMapAttention {
     calls_ = register_buffer("calls", Tensor::zeros({1}));  // training calls since the last draw
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
-    return FeatureMapAttention::forward(x, key_pad);
-  }
-  // In a training step the schedule counts steps, and the draw is made once, before the shards run.
+  // ---- 2. the redraw: a fresh W every --redraw training steps --------------------------------
+  // redraw_due (kernels/kernel_util.h, shared with RFA) counts training calls in the buffer calls_,
+  // so a resumed run keeps the schedule.  In a training step it counts steps: the draw is made
+  // once, before the step's shards run (train/parallel.h), and the shards never draw.
   void before_step() override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
   }
+  // A fresh draw written into the same buffer, so the registered handle stays valid.
+  // Shown on the model's page beside reference().
+  void redraw() {
+    Tensor w = orthogonal_gaussian(features_.size(0), features_.size(1), global_rng());
+    std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
+  }
 
+  // ---- 3. FAVOR+: positive features, then linear attention -----------------------------------
   // The reference form: FAVOR+'s features phi(x) = m^-1/2 exp(W x^ - |x^|^2/2 - c), then linear attention.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();  // the same schedule as forward()
@@ -62,20 +113,18 @@ class Performer : public FeatureMapAttention {
       Tensor xs = t * s;
       return matmul(xs, features_, false, true) - sum(xs * xs, 3, true) * 0.5f;
     };
-    Tensor eq = exponent(h.q), ek = exponent(h.k);
-    if (key_pad.defined()) ek = masked_fill(ek, reshape(key_pad, {x.size(0), 1, x.size(1), 1}), -INFINITY);  // phi = 0
-    // The stabiliser c cancels in the ratio (no gradient needed): each query row's max; the keys' max over
-    // the example's real keys and features (none when causal: later keys would move earlier outputs).
-    Tensor cq = max(eq, 3, true).detach();
-    Tensor ck = cfg_.causal ? Tensor::zeros({1}) : max(max(ek, 3, true), 2, true).detach();
-    for (int64_t i = 0; i < ck.numel(); ++i)
-      if (!std::isfinite(ck.data()[i])) ck.data()[i] = 0;      // an example with no real key
-    Tensor phi_q = exp(eq - cq) * (1.0f / std::sqrt(float(m)));
-    Tensor phi_k = exp(ek - ck) * (1.0f / std::sqrt(float(m)));
+    Tensor eq = exponent(h.q), ek = without_padded_keys(exponent(h.k), key_pad);  // a padded key: phi = 0
+    Tensor phi_q = exp(eq - query_stabiliser(eq)) * (1.0f / std::sqrt(float(m)));
+    Tensor phi_k = exp(ek - key_stabiliser(ek)) * (1.0f / std::sqrt(float(m)));
     return proj_->output(feature_map_attention(phi_q, phi_k, h.v, cfg_.causal, std::numeric_limits<float>::min(),
                                                KernelNorm::clamp));
   }
 
+  // ---- 4. the fast form: the same phi fused (favor_features, with its own backward) ----------
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
+    return FeatureMapAttention::forward(x, key_pad);
+  }
   // Generation: the recurrent state S, z (decode.h); causal keys are never shifted, so phi is per position.
   std::unique_ptr<DecodeState> decoder() override {
     return recurrent_state(proj_, [this](const Tensor& x) { return features(x, Tensor()); },
@@ -83,10 +132,22 @@ class Performer : public FeatureMapAttention {
   }
 
  private:
-  // A fresh draw written into the same buffer, so the registered handle stays valid.
-  void redraw() {
-    Tensor w = orthogonal_gaussian(features_.size(0), features_.size(1), global_rng());
-    std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
+  // The stabiliser c, subtracted inside exp: a constant factor e^-c that cancels in the ratio, so it
+  // takes no gradient (detached, as the public code does).  Queries: each row's max.  Keys: the max
+  // over the example's real keys and features, or none when causal (a max over keys would span later
+  // keys); 0 for an example with no real key.
+  static Tensor query_stabiliser(const Tensor& eq) { return max(eq, 3, true).detach(); }
+  Tensor key_stabiliser(const Tensor& ek) const {
+    if (cfg_.causal) return Tensor::zeros({1});
+    Tensor ck = max(max(ek, 3, true), 2, true).detach();
+    for (int64_t i = 0; i < ck.numel(); ++i)
+      if (!std::isfinite(ck.data()[i])) ck.data()[i] = 0;
+    return ck;
+  }
+  // -inf at padded keys' exponents [B,H,N,m], so their phi is exp(-inf) = 0.
+  static Tensor without_padded_keys(const Tensor& ek, const Tensor& key_pad) {
+    if (!key_pad.defined()) return ek;
+    return masked_fill(ek, reshape(key_pad, {ek.size(0), 1, ek.size(2), 1}), -INFINITY);
   }
 
   // phi(q), phi(k) [B,H,N,m] (phi(k) zero at padding) and v [B,H,N,d].

@@ -32,6 +32,9 @@ namespace {
 
 class RandomFeatureAttention : public FeatureMapAttention {
  public:
+  // The projections proj_ and the fast form's body come from FeatureMapAttention
+  // (attention/kernels/kernel_util.h): this class gives its feature map phi (features()) and the
+  // redraw schedule; the kernel is kernel_attention, the chunked prefix sums.
   explicit RandomFeatureAttention(const AttentionConfig& c)
       : FeatureMapAttention(c, "random Fourier estimate of a Gaussian kernel", 1.0f, KernelNorm::clamp) {  // max(den, 1)
     int64_t d = c.head_dim(), m = knob_int("features");

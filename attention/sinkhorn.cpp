@@ -29,8 +29,11 @@
 // above (as lucidrains' earlier AttentionSortNet did), which works for any N.
 // And the MLP output is used as log-scores directly (no log(relu(.)+eps)).
 //
-// forward() runs the chunk kernel (kernels/cluster_util.h); reference() writes
-// the block mixing and the attention in composed ops.
+// Read in the paper's order: 1. Sinkhorn normalisation, 2. the sorting network,
+// 3. the learned sort (block summaries, scores, Gumbel noise, temperature,
+// Sinkhorn: P), 4. reference(): P mixes the key and value blocks, then block
+// attention in composed ops; 5. forward(): the same through one chunk kernel
+// (kernels/sinkhorn_kernel.cpp).
 #include <cmath>
 
 #include "attention/sinkhorn.h"
@@ -38,6 +41,8 @@
 
 namespace az {
 
+// ---- 1. Sinkhorn normalisation: scores -> a soft permutation ---------------------------------
+// Shown on the model's page beside reference().
 Tensor log_sinkhorn(const Tensor& log_alpha, int64_t iters, const Tensor& out_mask) {
   if (log_alpha.dim() < 2 || log_alpha.size(-1) != log_alpha.size(-2))
     fail("log_sinkhorn: scores " + shape_str(log_alpha.shape()) + " must be [..,n,n]");
@@ -52,65 +57,9 @@ Tensor log_sinkhorn(const Tensor& log_alpha, int64_t iters, const Tensor& out_ma
   return r;
 }
 
-Tensor sorted_block_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& P,
-                              const Tensor& key_pad, int64_t block, int64_t sortcut, float scale, float dropout_p,
-                              bool training, std::vector<float>* weights) {
-  if (q.dim() != 4 || k.shape() != q.shape() || v.shape() != q.shape() || block < 1 || q.size(2) % block)
-    fail("sorted_block_attention: q, k, v " + shape_str(q.shape()) + " must be [B,H,n*block,d] with block " +
-         std::to_string(block));
-  int64_t B = q.size(0), H = q.size(1), Np = q.size(2), d = q.size(3), G = B * H, nb = Np / block;
-  if (P.shape() != Shape{B, H, nb, nb})
-    fail("sorted_block_attention: P " + shape_str(P.shape()) + " must be " + shape_str({B, H, nb, nb}));
-  if (key_pad.defined() && key_pad.shape() != Shape{B, Np})
-    fail("sorted_block_attention: key padding " + shape_str(key_pad.shape()) + " must be " + shape_str({B, Np}));
-  int64_t nS = sortcut > 0 ? std::min(sortcut, nb) : nb;  // sorted blocks built
-
-  // Zero padded keys and values, then mix blocks: sorted block s = sum_j P_sj block j.
-  Tensor valid;
-  Tensor kz = k, vz = v;
-  if (key_pad.defined()) {
-    valid = Tensor::empty({B, 1, Np, 1});
-    for (int64_t i = 0; i < B * Np; ++i) valid.data()[i] = key_pad.data()[i] != 0 ? 0.0f : 1.0f;
-    kz = mul(k, valid), vz = mul(v, valid);
-  }
-  Tensor Ps = nS < nb ? narrow(P, 2, 0, nS) : P;  // [B,H,nS,nb]
-  Tensor ks = matmul(Ps, reshape(kz, {B, H, nb, block * d}));  // [B,H,nS,block*d]
-  Tensor vs = matmul(Ps, reshape(vz, {B, H, nb, block * d}));
-
-  Chunks ch;
-  int64_t Nk = Np + nS * block, sorted_len = sortcut > 0 ? nS * block : block, ck = sorted_len + block;
-  ch.q_rows = IntTensor({G, nb, block}, std::vector<int32_t>(size_t(G * Np)));
-  ch.k_rows = IntTensor({G, nb, ck}, std::vector<int32_t>(size_t(G * nb * ck)));
-  ch.k_out.assign(size_t(G * Nk), 0);
-  const float* pp = Ps.data();
-  for (int64_t g = 0; g < G; ++g) {
-    int64_t b = g / H;
-    for (int64_t i = 0; i < nb; ++i)
-      for (int64_t t = 0; t < block; ++t) ch.q_rows.data[size_t(g * Np + i * block + t)] = int32_t(i * block + t);
-    for (int64_t i = 0; i < nb; ++i) {  // keys: [sorted block(s) || own block]
-      int32_t* kr = ch.k_rows.data.data() + (g * nb + i) * ck;
-      int64_t first = sortcut > 0 ? 0 : i * block;
-      for (int64_t s = 0; s < sorted_len; ++s) kr[s] = int32_t(Np + first + s);
-      for (int64_t t = 0; t < block; ++t) kr[sorted_len + t] = int32_t(i * block + t);
-    }
-    if (!key_pad.defined()) continue;
-    for (int64_t n = 0; n < Np; ++n) ch.k_out[size_t(g * Nk + n)] = key_pad.data()[b * Np + n] != 0;
-    // Sorted slot (s, t) is padding when most of its mass sum_j P_sj comes from padded tokens.
-    for (int64_t s = 0; s < nS; ++s)
-      for (int64_t t = 0; t < block; ++t) {
-        float mass = 0;
-        for (int64_t j = 0; j < nb; ++j) mass += pp[(g * nS + s) * nb + j] * valid.data()[b * Np + j * block + t];
-        ch.k_out[size_t(g * Nk + Np + s * block + t)] = mass < 0.5f;
-      }
-  }
-  Tensor kk = concat({reshape(k, {G, Np, d}), reshape(ks, {G, nS * block, d})}, 1);
-  Tensor vv = concat({reshape(v, {G, Np, d}), reshape(vs, {G, nS * block, d})}, 1);
-  ChunkResult res = chunk_attention(reshape(q, {G, Np, d}), kk, vv, ch, scale, dropout_p, training, weights);
-  return reshape(res.out, {B, H, Np, d});
-}
-
 namespace {
 
+// ---- 2. the sorting network ----------------------------------------------------------------
 // The sorting network's MLP, applied to mean-pooled query blocks: Linear-ReLU-Linear on d.
 class SortNet : public Module {
  public:
@@ -121,6 +70,42 @@ class SortNet : public Module {
   Tensor forward(const Tensor& x) const { return fc2->forward(relu(fc1->forward(x))); }
   std::shared_ptr<Linear> fc1, fc2;
 };
+
+// The padding of a batch cut into nb blocks of b (Np = nb b positions; the rows past N added to
+// reach whole blocks count as padding): bookkeeping both forms need, apart from the algorithm.
+struct BlockPadding {
+  Tensor kp;        // [B,Np] 1 at padding
+  Tensor valid;     // [B,1,Np,1] 1 at real tokens
+  Tensor inv;       // [B,1,nb,1] 1 / the real tokens of each block (1 for a block of padding)
+  Tensor out_mask;  // [B,1,nb,nb] 1 where block i or j is all padding: out of the Sinkhorn normalisation
+  bool any_pad = false, any_empty = false;
+};
+BlockPadding block_padding(int64_t B, int64_t N, int64_t b, int64_t nb, const Tensor& key_pad) {
+  const int64_t Np = nb * b;
+  BlockPadding p;
+  p.kp = Tensor::zeros({B, Np}), p.valid = Tensor::empty({B, 1, Np, 1}), p.inv = Tensor::empty({B, 1, nb, 1});
+  p.out_mask = Tensor::zeros({B, 1, nb, nb});
+  std::vector<uint8_t> empty(size_t(B * nb));
+  for (int64_t bi = 0; bi < B; ++bi) {
+    for (int64_t n = 0; n < Np; ++n) {
+      bool pad = n >= N || (key_pad.defined() && key_pad.data()[bi * N + n] != 0);
+      p.kp.data()[bi * Np + n] = pad;
+      p.valid.data()[bi * Np + n] = !pad;
+      p.any_pad |= pad;
+    }
+    for (int64_t i = 0; i < nb; ++i) {
+      float count = 0;
+      for (int64_t t = 0; t < b; ++t) count += p.valid.data()[bi * Np + i * b + t];
+      p.inv.data()[bi * nb + i] = 1.0f / std::max(count, 1.0f);
+      empty[size_t(bi * nb + i)] = count == 0;
+      p.any_empty |= count == 0;
+    }
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t j = 0; j < nb; ++j)
+        p.out_mask.data()[(bi * nb + i) * nb + j] = empty[size_t(bi * nb + i)] || empty[size_t(bi * nb + j)];
+  }
+  return p;
+}
 
 class SinkhornAttention : public Attention {
  public:
@@ -133,8 +118,47 @@ class SinkhornAttention : public Attention {
     sortcut_ = knob_int("sortcut");
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
+  // ---- 3. the learned sort, where both forms start -------------------------------------------
+  // What both forms start from: q, k, v padded to whole blocks, the padding, and the soft permutation P.
+  struct Sorted {
+    int64_t B, N, H, d, b, nb, Np;
+    Tensor q, k, v;      // [B,H,Np,d]
+    Tensor kp, valid;    // [B,Np] 1 at padding; [B,1,Np,1] 1 at real tokens
+    bool any_pad = false;
+    Tensor P;            // [B,H,nb,nb]
+  };
 
+  // Shown on the model's page beside reference().
+  Sorted sort_blocks(const Tensor& x, const Tensor& key_pad) {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("sinkhorn: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim();
+    int64_t b = std::min(block_, N);  // a sequence shorter than a block is one block, not padded
+    if (key_pad.defined() && key_pad.shape() != Shape{B, N})
+      fail("sinkhorn: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
+           std::to_string(N) + "]");
+    int64_t nb = (N + b - 1) / b, Np = nb * b;
+    Sorted st;
+    st.B = B, st.N = N, st.H = H, st.d = d, st.b = b, st.nb = nb, st.Np = Np;
+
+    auto h = proj_->project(x);
+    Tensor q = pad_positions(h.q, Np), k = pad_positions(h.k, Np), v = pad_positions(h.v, Np);  // [B,H,Np,d]
+    BlockPadding pad = block_padding(B, N, b, nb, key_pad);  // which positions are real
+    Tensor valid = pad.valid, inv = pad.inv;
+
+    // The sorting network: block summaries (the mean of each block's real queries, of its real keys)
+    // -> (N/b) x (N/b) scores R_ij = SortNet(mean q of block i) . (mean k of block j) / sqrt(d).
+    auto pool = [&](const Tensor& t) { return mul(sum(reshape(mul(t, valid), {B, H, nb, b, d}), 3), inv); };
+    Tensor R = mul_scalar(matmul(sort_->forward(pool(q)), pool(k), false, true), 1.0f / std::sqrt(float(d)));
+    // Gumbel noise in training, the temperature, then Sinkhorn: a soft permutation of the blocks.
+    if (is_training()) R = add(R, gumbel({B, H, nb, nb}));
+    Tensor logP = log_sinkhorn(mul_scalar(R, 1.0f / temperature_), iters_, pad.any_empty ? pad.out_mask : Tensor());
+    st.P = exp(logP);  // [B,H,nb,nb], doubly stochastic over the non-empty blocks
+    st.q = q, st.k = k, st.v = v, st.kp = pad.kp, st.valid = pad.valid, st.any_pad = pad.any_pad;
+    return st;
+  }
+
+  // ---- 4. the reference form: P applied to the key and value blocks, then attention ---------
   // The reference form: the sorting network's P mixes whole blocks of keys and values; each query block
   // attends to [its sorted block || its own block] (SortCut: [the first n sorted blocks || its own]).
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -156,6 +180,9 @@ class SinkhornAttention : public Attention {
     Tensor o = matmul(dropout(p, cfg_.dropout, is_training()), v);                 // [B,H,nb,b,d]
     return proj_->output(narrow(reshape(o, {B, H, st.Np, d}), 2, 0, st.N));
   }
+
+  // ---- 5. the fast form: the same in one chunk kernel (kernels/sinkhorn_kernel.cpp) ----------
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;
@@ -220,63 +247,6 @@ class SinkhornAttention : public Attention {
     std::vector<float> weights;
   };
 
-  // What both forms start from: q, k, v padded to whole blocks, the padding, and the soft permutation P.
-  struct Sorted {
-    int64_t B, N, H, d, b, nb, Np;
-    Tensor q, k, v;      // [B,H,Np,d]
-    Tensor kp, valid;    // [B,Np] 1 at padding; [B,1,Np,1] 1 at real tokens
-    bool any_pad = false;
-    Tensor P;            // [B,H,nb,nb]
-  };
-
-  Sorted sort_blocks(const Tensor& x, const Tensor& key_pad) {
-    if (x.dim() != 3 || x.size(2) != cfg_.dim)
-      fail("sinkhorn: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
-    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim();
-    int64_t b = std::min(block_, N);  // a sequence shorter than a block is one block, not padded
-    if (key_pad.defined() && key_pad.shape() != Shape{B, N})
-      fail("sinkhorn: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
-           std::to_string(N) + "]");
-    int64_t nb = (N + b - 1) / b, Np = nb * b;
-    Sorted st;
-    st.B = B, st.N = N, st.H = H, st.d = d, st.b = b, st.nb = nb, st.Np = Np;
-
-    auto h = proj_->project(x);
-    Tensor q = pad_positions(h.q, Np), k = pad_positions(h.k, Np), v = pad_positions(h.v, Np);  // [B,H,Np,d]
-    // Padding (with the rows added to reach whole blocks), per-block counts of real tokens.
-    Tensor kp = Tensor::zeros({B, Np}), valid = Tensor::empty({B, 1, Np, 1}), inv = Tensor::empty({B, 1, nb, 1});
-    Tensor out_mask = Tensor::zeros({B, 1, nb, nb});
-    bool any_pad = false, any_empty = false;
-    std::vector<uint8_t> empty(size_t(B * nb));
-    for (int64_t bi = 0; bi < B; ++bi) {
-      for (int64_t n = 0; n < Np; ++n) {
-        bool pad = n >= N || (key_pad.defined() && key_pad.data()[bi * N + n] != 0);
-        kp.data()[bi * Np + n] = pad;
-        valid.data()[bi * Np + n] = !pad;
-        any_pad |= pad;
-      }
-      for (int64_t i = 0; i < nb; ++i) {
-        float count = 0;
-        for (int64_t t = 0; t < b; ++t) count += valid.data()[bi * Np + i * b + t];
-        inv.data()[bi * nb + i] = 1.0f / std::max(count, 1.0f);
-        empty[size_t(bi * nb + i)] = count == 0;
-        any_empty |= count == 0;
-      }
-      for (int64_t i = 0; i < nb; ++i)
-        for (int64_t j = 0; j < nb; ++j)
-          out_mask.data()[(bi * nb + i) * nb + j] = empty[size_t(bi * nb + i)] || empty[size_t(bi * nb + j)];
-    }
-
-    // Sorting network: block summaries -> (N/b) x (N/b) log-scores.
-    auto pool = [&](const Tensor& t) { return mul(sum(reshape(mul(t, valid), {B, H, nb, b, d}), 3), inv); };
-    Tensor R = mul_scalar(matmul(sort_->forward(pool(q)), pool(k), false, true), 1.0f / std::sqrt(float(d)));
-    if (is_training()) R = add(R, gumbel({B, H, nb, nb}));
-    Tensor logP = log_sinkhorn(mul_scalar(R, 1.0f / temperature_), iters_, any_empty ? out_mask : Tensor());
-    st.P = exp(logP);  // [B,H,nb,nb], doubly stochastic over the non-empty blocks
-    st.q = q, st.k = k, st.v = v, st.kp = kp, st.valid = valid, st.any_pad = any_pad;
-    return st;
-  }
-
   Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
     Sorted st = sort_blocks(x, key_pad);
     int64_t b = st.b, nb = st.nb;
@@ -309,6 +279,7 @@ class SinkhornAttention : public Attention {
     return m;
   }
 
+  // Shown on the model's page beside reference().
   // Gumbel(0,1) noise -log(-log u), no gradient.  Counter-based like dropout's mask (one draw of
   // the seeded source, then element i's u from a hash of its index counted over the whole batch):
   // an example gets the same noise however a batch is split among threads or processes.

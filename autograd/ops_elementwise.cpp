@@ -1,5 +1,11 @@
 // Elementwise ops: binary with numpy broadcasting, unary maps, masks, dropout.
 //
+// Reading it as the gradient table: start at "unary maps" below, where
+// unary() takes an op's forward f(x) and its derivative df(x, y) side by side
+// and each op is one row (sqrt: 0.5 / y; sin: cos x).  The 120 lines before
+// it are the machinery the binary ops (add, mul, ...) need: a broadcasting
+// plan, and backward's sums over repeated dimensions split among threads.
+//
 // Broadcasting: shapes are aligned at the right; a dimension of 1 (or a
 // missing one) repeats.  Backward sums the gradient over repeated dimensions.
 #include <omp.h>

@@ -71,7 +71,11 @@ class Tensor {
   Tensor& set_requires_grad(bool r = true);
   bool has_grad() const { return grad_slot(impl_.get()) != nullptr; }
   float* grad_data() const;     // allocates a zeroed gradient when absent
-  Tensor grad() const;          // a tensor sharing the gradient buffer (undefined if none)
+  // A tensor sharing the gradient buffer (undefined if none).  Only leaves keep one: backward()
+  // frees each intermediate tensor's gradient once its op has passed it on (unlike micrograd,
+  // where every node keeps .grad), so .grad() of an op's output after backward is undefined.
+  // To inspect one, make it a leaf: y = f(x).detach().set_requires_grad(), then use y.
+  Tensor grad() const;
   void zero_grad() const { grad_slot(impl_.get()).reset(); }
   void backward() const;                        // root must hold one element
   void backward(const Tensor& grad_output) const;

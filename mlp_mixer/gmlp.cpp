@@ -30,13 +30,16 @@ class GMlp : public Attention {
   explicit GMlp(const AttentionConfig& c) : Attention(c) {
     int64_t h = knob_int("hidden");
     h_ = h > 0 ? h : 3 * c.dim;
-    u_ = register_module("proj_u", std::make_shared<Linear>(c.dim, h_));  // Z1
-    v_ = register_module("proj_v", std::make_shared<Linear>(c.dim, h_));  // Z2
+    // The paper's U (D -> 2h) as its two halves: U1 makes Z1, U2 makes Z2; V (h -> D) is the output.
+    // (Their checkpoint names, proj_u, proj_v and proj_out, predate these and stay, so that saved
+    // models load: proj_v is U2, not V.)
+    u1_ = register_module("proj_u", std::make_shared<Linear>(c.dim, h_));  // U1: Z1 = gelu(X U1)
+    u2_ = register_module("proj_v", std::make_shared<Linear>(c.dim, h_));  // U2: Z2 = gelu(X U2)
     norm_ = register_module("norm", std::make_shared<LayerNorm>(h_));
     float eps = 1e-3f / float(c.max_len);
     ws_ = register_parameter("spatial.weight", Tensor::uniform({c.max_len, c.max_len}, -eps, eps));  // [max_len,max_len]
     bs_ = register_parameter("spatial.bias", Tensor::ones({c.max_len}), false);                     // [max_len]
-    out_ = register_module("proj_out", std::make_shared<Linear>(h_, c.dim));
+    v_ = register_module("proj_out", std::make_shared<Linear>(h_, c.dim));  // V: out = (Z1 * gate) V
   }
 
   bool replaces_ffn() const override { return true; }
@@ -47,24 +50,24 @@ class GMlp : public Attention {
   // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
     int64_t N = check_input(x);
-    Tensor z1 = gelu(u_->forward(x));                    // [B,N,h]
-    Tensor z2 = norm_->forward(gelu(v_->forward(x)));    // [B,N,h]
+    Tensor z1 = gelu(u1_->forward(x));                    // [B,N,h]
+    Tensor z2 = norm_->forward(gelu(u2_->forward(x)));    // [B,N,h]
     if (key_pad.defined()) z2 = mul(z2, keep_rows(key_pad));
     Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
     Tensor gate = add(matmul(spatial(N), z2), b);        // W_s Z2 + b [B,N,h]
-    return out_->forward(mul(z1, gate));
+    return v_->forward(mul(z1, gate));
   }
 
   // The reference form: the spatial gating unit with its layer norm written out.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     int64_t N = check_input(x);
-    Tensor z1 = gelu(u_->forward(x)), z2 = gelu(v_->forward(x));      // Z = gelu(X U), two halves [B,N,h]
+    Tensor z1 = gelu(u1_->forward(x)), z2 = gelu(u2_->forward(x));      // Z = gelu(X U), two halves [B,N,h]
     Tensor centred = z2 - mean(z2, 2, true);                          // LN(Z2) over the h channels
     Tensor normed = centred / sqrt(mean(centred * centred, 2, true) + norm_->eps_) * norm_->gamma + norm_->beta;
     if (key_pad.defined()) normed = normed * keep_rows(key_pad);     // padded positions mix nothing in
     Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
     Tensor gate = matmul(spatial(N), normed) + b;                     // W_s LN(Z2) + b  [B,N,h]
-    return out_->forward(z1 * gate);                                  // (Z1 * gate) V
+    return v_->forward(z1 * gate);                                  // (Z1 * gate) V
   }
 
   // The learned position-mixing matrix W_s [1,N,N] for x [1,N,D]: zero above
@@ -105,7 +108,7 @@ class GMlp : public Attention {
     return k;
   }
   int64_t h_;
-  std::shared_ptr<Linear> u_, v_, out_;
+  std::shared_ptr<Linear> u1_, u2_, v_;
   std::shared_ptr<LayerNorm> norm_;
   Tensor ws_, bs_;
 };
@@ -118,15 +121,15 @@ class GMlp::Decode : public DecodeState {
     NoGradGuard ng;
     const int64_t t = t_++, h = g_.h_, L = g_.cfg_.max_len;
     if (t >= L) fail("gmlp: position " + std::to_string(t) + " is past --seq-len " + std::to_string(L));
-    Tensor z1 = gelu(g_.u_->forward(x));                    // [1,1,h]
-    Tensor z2 = g_.norm_->forward(gelu(g_.v_->forward(x)));  // [1,1,h]
+    Tensor z1 = gelu(g_.u1_->forward(x));                    // [1,1,h]
+    Tensor z2 = g_.norm_->forward(gelu(g_.u2_->forward(x)));  // [1,1,h]
     Z2_.insert(Z2_.end(), z2.data(), z2.data() + h);
     Tensor gate = Tensor::zeros({1, 1, h});
     const float* w = g_.ws_.data() + t * L;  // row t of W_s
     for (int64_t j = 0; j <= t; ++j)
       for (int64_t e = 0; e < h; ++e) gate.data()[e] += w[j] * Z2_[size_t(j * h + e)];
     for (int64_t e = 0; e < h; ++e) gate.data()[e] += g_.bs_.data()[t];
-    return g_.out_->forward(mul(z1, gate));
+    return g_.v_->forward(mul(z1, gate));
   }
   int64_t state_bytes() const override { return int64_t(Z2_.size() * sizeof(float)); }
   std::string kind() const override { return "cache of the gated half"; }

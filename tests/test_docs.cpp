@@ -536,3 +536,64 @@ TEST_CASE("generated pages: each quotes the newest records of each preset, uncha
   std::vector<std::string> missing = missing_targets(fs::path(root) / "docs/tour.md");
   CHECK_MESSAGE(missing.empty(), (missing.empty() ? std::string() : missing[0]));
 }
+
+TEST_CASE("one reading order: README, ARCHITECTURE and the tour list the same models in the same order, and name what exists") {
+  // (issue 67: ARCHITECTURE put flash last where the tour puts it after full, and named a helper no reference calls)
+  const std::string root = src_root();
+  const std::string readme = read(fs::path(root) / "README.md"), arch = read(fs::path(root) / "docs/ARCHITECTURE.md"),
+                    tour = read(fs::path(root) / "docs/tour.md");
+  // the tour: its "### name" headings
+  std::vector<std::string> from_tour;
+  std::istringstream tl(tour);
+  for (std::string l; std::getline(tl, l);)
+    if (l.rfind("### ", 0) == 0) from_tour.push_back(l.substr(4));
+  // ARCHITECTURE: the `NAME.cpp` files of its reading order's items 5 and 6, in order (not kernels/, not reformer_lra)
+  const size_t a0 = arch.find("5. `attention/attention.h`"), a1 = arch.find("7. `attention/kernels/`");
+  REQUIRE(a0 != std::string::npos);
+  REQUIRE(a1 != std::string::npos);
+  const std::string items = arch.substr(a0, a1 - a0);
+  std::vector<std::string> from_arch;
+  for (size_t at = items.find('`'); at != std::string::npos; at = items.find('`', at + 1)) {
+    size_t end = items.find('`', at + 1);
+    if (end == std::string::npos) break;
+    std::string tok = items.substr(at + 1, end - at - 1);
+    at = end;
+    if (tok.size() < 5 || tok.compare(tok.size() - 4, 4, ".cpp") != 0 || contains(tok, "kernel") || contains(tok, "_lra") ||
+        tok.rfind("tests/", 0) == 0)
+      continue;
+    std::string name = fs::path(tok).stem().string();
+    CHECK_MESSAGE((fs::exists(fs::path(root) / "attention" / (name + ".cpp")) || fs::exists(fs::path(root) / "mlp_mixer" / (name + ".cpp"))),
+                  ("ARCHITECTURE names " + tok + ", which is not a file"));
+    from_arch.push_back(name);
+  }
+  // README: the list after "the models as the lecture"
+  const size_t r0 = readme.find("take them: "), r1 = readme.find(". Each file's", r0);
+  REQUIRE(r0 != std::string::npos);
+  std::string list = readme.substr(r0 + 11, r1 - r0 - 11);
+  std::replace(list.begin(), list.end(), '\n', ' ');
+  std::vector<std::string> from_readme;
+  std::istringstream rl(list);
+  for (std::string w; std::getline(rl, w, ',');) {
+    w.erase(0, w.find_first_not_of(' '));
+    w.erase(w.find_last_not_of(' ') + 1);
+    from_readme.push_back(w);
+  }
+  CHECK(from_tour.size() == attention_names().size());
+  CHECK(from_arch == from_tour);
+  CHECK(from_readme == from_tour);
+  // every file and function the reading order names in backquotes exists
+  const std::string order = arch.substr(arch.find("## Reading order"), arch.find("## Where a change belongs") - arch.find("## Reading order"));
+  for (size_t at = order.find('`'); at != std::string::npos; at = order.find('`', at + 1)) {
+    size_t end = order.find('`', at + 1);
+    if (end == std::string::npos) break;
+    std::string tok = order.substr(at + 1, end - at - 1);
+    at = end;
+    if (tok.find('/') != std::string::npos && (contains(tok, ".h") || contains(tok, ".cpp")))  // from the root, attention/ or autograd/
+      CHECK_MESSAGE((fs::exists(fs::path(root) / tok) || fs::exists(fs::path(root) / "attention" / tok) ||
+                     fs::exists(fs::path(root) / "autograd" / tok)),
+                    ("the reading order names " + tok + ", which is not a file"));
+  }
+  for (const char* fn : {"masked_attention", "mask_from_rule", "feature_map_attention", "dense_reference"})
+    CHECK_MESSAGE(contains(read(fs::path(root) / "attention/common.h"), std::string(fn) + "("), fn);
+  CHECK(contains(read(fs::path(root) / "autograd/ops_elementwise.cpp"), "static Tensor unary("));
+}

@@ -551,39 +551,6 @@ Tensor l2_normalize(const Tensor& x, float eps) {
   return y;
 }
 
-Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng) {
-  if (m < 1 || d < 1) fail("orthogonal_gaussian: sizes " + std::to_string(m) + "x" + std::to_string(d) + " must be positive");
-  Tensor w = Tensor::empty({m, d});
-  std::vector<double> blk(size_t(d * d));
-  for (int64_t b0 = 0; b0 < m; b0 += d) {
-    // Gram-Schmidt (modified) on the rows of a Gaussian d x d block: Q of its QR.
-    for (auto& v : blk) v = rng.normal();
-    for (int64_t i = 0; i < d; ++i) {
-      double* ri = &blk[size_t(i * d)];
-      for (int64_t j = 0; j < i; ++j) {
-        const double* rj = &blk[size_t(j * d)];
-        double dot = 0;
-        for (int64_t t = 0; t < d; ++t) dot += ri[t] * rj[t];
-        for (int64_t t = 0; t < d; ++t) ri[t] -= dot * rj[t];
-      }
-      double nn = 0;
-      for (int64_t t = 0; t < d; ++t) nn += ri[t] * ri[t];
-      nn = std::sqrt(nn);
-      for (int64_t t = 0; t < d; ++t) ri[t] /= nn;
-    }
-    for (int64_t i = 0; i < d && b0 + i < m; ++i) {
-      double chi = 0;  // the norm a Gaussian row would have had
-      for (int64_t t = 0; t < d; ++t) {
-        double z = rng.normal();
-        chi += z * z;
-      }
-      chi = std::sqrt(chi);
-      for (int64_t t = 0; t < d; ++t) w.data()[(b0 + i) * d + t] = float(blk[size_t(i * d + t)] * chi);
-    }
-  }
-  return w;
-}
-
 bool redraw_due(const Tensor& counter, int64_t interval, bool training) {
   // Inside a training step's shards the schedule is kept by before_step, once per step.
   if (!training || interval <= 0 || !grad_enabled() || current_shard() >= 0) return false;

@@ -74,7 +74,7 @@ Tensor l2_normalize(const Tensor& x, float eps = 1e-3f);
 
 // m x d projection with orthogonal rows inside each block of d rows (QR of a
 // Gaussian block) and row norms drawn from chi(d), as FAVOR+ draws it.
-Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng);
+Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng);  // defined on the model's page, attention/performer.cpp
 
 
 // Counts training forward calls in `counter` (a 1-element buffer, so a resumed

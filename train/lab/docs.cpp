@@ -145,8 +145,12 @@ std::string opening_comment(const std::string& src, const std::string& name, std
 }
 
 // The variant's reference form as its file has it (issue 54): the comment above
-// `Tensor reference(` and the function, to the brace that closes it, de-indented.
+// `Tensor reference(` and the function, to the brace that closes it, de-indented;
+// before it, in file order, every function the file marks with the line
+// kShownMark (the parts of the algorithm the reference calls: Sinkhorn's learned
+// sort, FAVOR+'s orthogonal draw), each with the comment above it (issue 67).
 // Read from the source at each `make docs`, so the page cannot drift from the code.
+const char* const kShownMark = "// Shown on the model's page beside reference().";
 std::string reference_source(const std::string& src, const std::string& file) {
   std::ifstream in(fs::path(src) / file);
   std::vector<std::string> lines;
@@ -155,15 +159,29 @@ std::string reference_source(const std::string& src, const std::string& file) {
     size_t a = l.find_first_not_of(' ');
     return a != std::string::npos && l.compare(a, 2, "//") == 0;
   };
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find("Tensor reference(const Tensor& x, const Tensor& key_pad) override {") == std::string::npos) continue;
+  // Lines [a, b] of the function whose first line is i (the comment above it included), de-indented.
+  auto function_at = [&](size_t i, std::string* text) {
     size_t indent = lines[i].find_first_not_of(' '), a = i, b = i + 1;
     while (a > 0 && comment(lines[a - 1])) --a;
     while (b < lines.size() && lines[b] != std::string(indent, ' ') + "}") ++b;
-    if (b == lines.size()) break;
+    if (b == lines.size()) return false;
+    for (size_t k = a; k <= b; ++k)
+      if (lines[k].find(kShownMark) == std::string::npos)
+        *text += (lines[k].size() >= indent ? lines[k].substr(indent) : lines[k]) + "\n";
+    return true;
+  };
+  std::string shown;
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (lines[i].find(kShownMark) == std::string::npos) continue;
+    size_t f = i + 1;
+    while (f < lines.size() && comment(lines[f])) ++f;
+    if (f < lines.size() && function_at(f, &shown)) shown += "\n";
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("Tensor reference(const Tensor& x, const Tensor& key_pad) override {") == std::string::npos) continue;
     std::string text;
-    for (size_t k = a; k <= b; ++k) text += (lines[k].size() >= indent ? lines[k].substr(indent) : lines[k]) + "\n";
-    return text;
+    if (function_at(i, &text)) return shown + text;
+    break;
   }
   fail("docs: " + file + " has no reference form (a `Tensor reference(const Tensor& x, const Tensor& key_pad) override`"
        " whose closing brace is at its own indentation)");
