@@ -31,8 +31,6 @@ class CompressedAttention : public Attention {
     conv_v_ = register_module("conv_v", std::make_shared<Linear>(c_ * c.dim, c.dim));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
-
   // The reference form: keys and values compressed by the strided convolution, then softmax attention
   // of the N queries over the M = ceil(N/c) slots.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -45,6 +43,8 @@ class CompressedAttention : public Attention {
     Tensor p = softmax(matmul(q, k, false, true) * scale, empty.defined() ? key_mask(empty) : Tensor(), true);
     return proj_->output(matmul(dropout(p, cfg_.dropout, is_training()), v));         // [B,H,N,M] x [B,H,M,d]
   }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     int64_t n = x.size(1);

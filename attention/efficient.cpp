@@ -24,13 +24,6 @@ class EfficientAttention : public Attention {
     proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    Tensor rq, rk, v;
-    normalised(x, key_pad, rq, rk, v);
-    Tensor context = matmul(rk, v, true, false);  // rho_k^T V: [B,H,d,N] x [B,H,N,d] -> [B,H,d,d]
-    return proj_->output(matmul(rq, context));
-  }
-
   // The reference form: each query softmaxed over its features, each key feature softmaxed over the
   // positions (padding excluded), then rho_q(Q) (rho_k(K)^T V).
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -39,6 +32,13 @@ class EfficientAttention : public Attention {
     Tensor pad = key_pad.defined() ? key_mask(key_pad) : Tensor();           // [B,1,1,N]
     Tensor rk_t = softmax(transpose(h.k, 2, 3), pad, true);                  // rho_k^T [B,H,d,N]: over positions
     return proj_->output(matmul(rq, matmul(rk_t, h.v)));                     // [B,H,N,d] (d x d context)
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    Tensor rq, rk, v;
+    normalised(x, key_pad, rq, rk, v);
+    Tensor context = matmul(rk, v, true, false);  // rho_k^T V: [B,H,d,N] x [B,H,N,d] -> [B,H,d,d]
+    return proj_->output(matmul(rq, context));
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {

@@ -20,8 +20,6 @@ class FullAttention : public Attention {
     proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
-
   // The reference form: every score, a softmax over the allowed keys, a weighted sum of values.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);                                          // q, k, v [B,H,N,d]
@@ -31,6 +29,8 @@ class FullAttention : public Attention {
     p = dropout(p, cfg_.dropout, is_training());                        // attention dropout (training only)
     return proj_->output(matmul(p, h.v));                               // [B,H,N,d] -> [B,N,D]
   }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
 
   // Generation: a KV cache of every past key and value (decode.h).
   std::unique_ptr<DecodeState> decoder() override { return kv_cache_state(proj_, cfg_.heads, -1, 1); }

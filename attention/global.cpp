@@ -40,12 +40,6 @@ class GlobalAttention : public BlockSparseAttention {
     if (learned_) tokens_ = register_parameter("tokens", Tensor::randn({g_, c.dim}, 0.02f), false);
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    if (!learned_) return run(x, key_pad, nullptr);
-    Tensor pad;
-    Tensor y = run(extend(x, key_pad, &pad), pad, nullptr);
-    return narrow(y, 1, g_, x.size(1));
-  }
   // The reference form: the global rows and columns as a rule over all N x N
   // entries, then softmax attention (with learned tokens, over [tokens ; x]).
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -56,6 +50,13 @@ class GlobalAttention : public BlockSparseAttention {
     });
     Tensor y = masked_attention(*proj_, in, rule, pad, cfg_.dropout, is_training());
     return learned_ ? narrow(y, 1, g_, x.size(1)) : y;  // the tokens' own outputs are dropped
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    if (!learned_) return run(x, key_pad, nullptr);
+    Tensor pad;
+    Tensor y = run(extend(x, key_pad, &pad), pad, nullptr);
+    return narrow(y, 1, g_, x.size(1));
   }
 
   // With learned tokens: the entries among the N real tokens (none: they attend only to the tokens).

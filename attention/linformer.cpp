@@ -36,13 +36,6 @@ class Linformer : public Attention {
     f_ = knob_int("share_kv") ? e_ : register_parameter("F", Tensor::uniform(s, -a, a, global_rng()));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    Tensor q, k, v;
-    compress(x, key_pad, q, k, v);
-    float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
-    return proj_->output(softmax_attention(q, k, v, Tensor(), scale, cfg_.dropout, is_training()));  // [N,k] not kept
-  }
-
   // The reference form: keys and values projected along the positions by E and F, then softmax attention
   // of the N queries over the k projected keys.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -58,6 +51,13 @@ class Linformer : public Attention {
     Tensor ek = matmul(along_positions(e_), k), fv = matmul(along_positions(f_), v);  // E K, F V [B,H,k,d]
     float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
     return proj_->output(dense_attention(h.q, ek, fv, Tensor(), scale, cfg_.dropout, is_training()));
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    Tensor q, k, v;
+    compress(x, key_pad, q, k, v);
+    float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
+    return proj_->output(softmax_attention(q, k, v, Tensor(), scale, cfg_.dropout, is_training()));  // [N,k] not kept
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {

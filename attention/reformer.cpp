@@ -28,6 +28,11 @@
 //
 // forward() runs the chunk kernel (kernels/cluster_util.h); reference() writes
 // the algorithm above in composed ops (gather, attend, scatter back).
+//
+// Why this page is over 250 lines: the LSH bucketing (random rotations,
+// argmax over [xR, -xR]) and the sort-chunk-unsort bookkeeping are the
+// algorithm, shared by both forms, and several hash rounds are combined by
+// log-sum-exp in both; only the chunked attention is in kernels/.
 #include <cmath>
 
 #include "attention/reformer.h"
@@ -77,8 +82,6 @@ class ReformerAttention : public Attention {
     rotations_ = register_buffer("rotations", Tensor::randn({c.head_dim(), hashes_ * max_buckets_ / 2}));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
-
   // The reference form: hash, sort by bucket, cut into chunks, attend within the chunk and the previous
   // one, unsort, combine the rounds.  (prepare() holds the settings --form 1 changes.)
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -118,6 +121,8 @@ class ReformerAttention : public Attention {
     for (int64_t r = 1; r < hashes_; ++r) o = o + outs[size_t(r)] * narrow(w, 2, r, 1);
     return proj_->output(narrow(reshape(o, {p.B, p.H, Np, d}), 2, 0, p.N));
   }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;

@@ -43,10 +43,6 @@ class RandomFeatureAttention : public FeatureMapAttention {
     calls_ = register_buffer("calls", Tensor::zeros({1}));  // training calls since the last draw
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
-    return FeatureMapAttention::forward(x, key_pad);
-  }
   // In a training step the schedule counts steps, and the draw is made once, before the shards run.
   void before_step() override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
@@ -66,6 +62,11 @@ class RandomFeatureAttention : public FeatureMapAttention {
     Tensor phi_q = phi(h.q), phi_k = phi(h.k);
     if (key_pad.defined()) phi_k = phi_k * key_keep(key_pad);      // padded keys add nothing to the sums
     return proj_->output(feature_map_attention(phi_q, phi_k, h.v, cfg_.causal, 1.0f, KernelNorm::clamp));
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
+    return FeatureMapAttention::forward(x, key_pad);
   }
 
   // Generation: the recurrent state S, z (decode.h), constant cost per token.

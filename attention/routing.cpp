@@ -24,6 +24,11 @@
 //
 // forward() runs the chunk kernel (kernels/cluster_util.h); reference() writes
 // the attention inside each cluster in composed ops (gather, attend, scatter back).
+//
+// Why this page is over 250 lines: spherical k-means (initialisation and the
+// EMA update) is part of the algorithm, not a kernel, and sits above the class
+// in the order it runs; the routing itself (top-w members of each centroid) is
+// shared by both forms.  Only the chunked attention is in kernels/.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -150,8 +155,6 @@ class RoutingAttention : public Attention {
     initialized_ = register_buffer("initialized", Tensor::zeros({1}));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
-
   // The reference form: route, gather each cluster's queries and keys, softmax attention inside the
   // cluster, scatter back, average over the clusters a query joined.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -171,6 +174,8 @@ class RoutingAttention : public Attention {
     update_centroids(r);
     return proj_->output(reshape(avg, {r.B, r.H, N, d}));
   }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;

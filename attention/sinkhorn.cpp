@@ -34,6 +34,10 @@
 // Sinkhorn: P), 4. reference(): P mixes the key and value blocks, then block
 // attention in composed ops; 5. forward(): the same through one chunk kernel
 // (kernels/sinkhorn_kernel.cpp).
+//
+// Why this page is over 250 lines: the learned sort (Sinkhorn normalisation,
+// the sorting network, Gumbel noise, the padding of blocks) is the algorithm
+// and is read here in the paper's order; its fused attention is in kernels/.
 #include <cmath>
 
 #include "attention/sinkhorn.h"

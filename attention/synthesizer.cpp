@@ -48,21 +48,6 @@ class Synthesizer : public Attention {
     }
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    int64_t N = x.size(1), H = cfg_.heads;
-    check_length(N);
-    Tensor v = split_heads(value_->forward(x), H);  // [B,H,N,d]
-    Tensor o;
-    if (mode_ == 1) {
-      o = random_mode(v, key_pad);
-    } else {  // logits = a b^T: the fused softmax never stores the [N,N] matrix
-      Tensor a, b;
-      factors(x, a, b);
-      o = softmax_attention(a, b, v, key_pad, 1.0f, cfg_.dropout, is_training(), cfg_.causal);
-    }
-    return out_->forward(merge_heads(o));
-  }
-
   // The reference form: the synthetic logits of the mode, then softmax(logits | padding, causal) V.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     int64_t B = x.size(0), N = x.size(1), H = cfg_.heads;
@@ -80,6 +65,21 @@ class Synthesizer : public Attention {
     logits = add(Tensor::zeros({B, H, N, N}), logits);               // one copy per example (padding differs)
     Tensor p = softmax(logits, mask(N, key_pad), true);              // [B,H,N,N]
     return out_->forward(merge_heads(matmul(dropout(p, cfg_.dropout, is_training()), v)));
+  }
+
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = x.size(1), H = cfg_.heads;
+    check_length(N);
+    Tensor v = split_heads(value_->forward(x), H);  // [B,H,N,d]
+    Tensor o;
+    if (mode_ == 1) {
+      o = random_mode(v, key_pad);
+    } else {  // logits = a b^T: the fused softmax never stores the [N,N] matrix
+      Tensor a, b;
+      factors(x, a, b);
+      o = softmax_attention(a, b, v, key_pad, 1.0f, cfg_.dropout, is_training(), cfg_.causal);
+    }
+    return out_->forward(merge_heads(o));
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {

@@ -42,13 +42,6 @@ class FNet : public Attention {
  public:
   explicit FNet(const AttentionConfig& c) : Attention(c) {}
 
-  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    if (x.dim() != 3 || x.size(2) != cfg_.dim)
-      fail("fnet: input must be [B,N," + std::to_string(cfg_.dim) + "], got " + shape_str(x.shape()));
-    return fourier_real(x, key_pad, knob_int("own_length") != 0, knob_int("ortho") != 0);
-  }
-
   // The reference form: the DFT as matrix products, y = s Re(F_n X F_D) = s (C_n X C_D - S_n X S_D),
   // with F_k = C_k - i S_k, C_k[j,l] = cos(2 pi j l / k), S_k[j,l] = sin(2 pi j l / k).  Example by example:
   // X is its rows with padding zeroed, n its own length (own_length) or N; rows past n give 0.
@@ -75,6 +68,13 @@ class FNet : public Attention {
       out.push_back(reshape(y, {1, N, D}));
     }
     return concat(out, 0);
+  }
+
+  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("fnet: input must be [B,N," + std::to_string(cfg_.dim) + "], got " + shape_str(x.shape()));
+    return fourier_real(x, key_pad, knob_int("own_length") != 0, knob_int("ortho") != 0);
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing

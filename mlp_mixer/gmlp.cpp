@@ -47,17 +47,6 @@ class GMlp : public Attention {
   // Generation (causal): the past rows of LN(Z2); position t's gate is row t of W_s times them.
   std::unique_ptr<DecodeState> decoder() override;
 
-  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    int64_t N = check_input(x);
-    Tensor z1 = gelu(u1_->forward(x));                    // [B,N,h]
-    Tensor z2 = norm_->forward(gelu(u2_->forward(x)));    // [B,N,h]
-    if (key_pad.defined()) z2 = mul(z2, keep_rows(key_pad));
-    Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
-    Tensor gate = add(matmul(spatial(N), z2), b);        // W_s Z2 + b [B,N,h]
-    return v_->forward(mul(z1, gate));
-  }
-
   // The reference form: the spatial gating unit with its layer norm written out.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     int64_t N = check_input(x);
@@ -68,6 +57,17 @@ class GMlp : public Attention {
     Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
     Tensor gate = matmul(spatial(N), normed) + b;                     // W_s LN(Z2) + b  [B,N,h]
     return v_->forward(z1 * gate);                                  // (Z1 * gate) V
+  }
+
+  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    int64_t N = check_input(x);
+    Tensor z1 = gelu(u1_->forward(x));                    // [B,N,h]
+    Tensor z2 = norm_->forward(gelu(u2_->forward(x)));    // [B,N,h]
+    if (key_pad.defined()) z2 = mul(z2, keep_rows(key_pad));
+    Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
+    Tensor gate = add(matmul(spatial(N), z2), b);        // W_s Z2 + b [B,N,h]
+    return v_->forward(mul(z1, gate));
   }
 
   // The learned position-mixing matrix W_s [1,N,N] for x [1,N,D]: zero above

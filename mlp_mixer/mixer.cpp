@@ -59,13 +59,6 @@ class MlpMixer : public Attention {
     b2_ = register_parameter("token_fc2.bias", Tensor::zeros({c.max_len}), false);      // [max_len]
   }
 
-  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.  The fast form: one fused op
-  // (token_mlp.h: each example's products, bias adds and GELU back to back, in cache).
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    Weights w = weights(check_input(x));
-    return token_mlp(padding_zeroed(x, key_pad), w.w1, w.b1, w.w2, w.b2);
-  }
-
   // The reference form: Y = W2 gelu(W1^T X + b1) + b2 for each example's X [N,D], hidden units
   // across positions, per channel.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -73,6 +66,13 @@ class MlpMixer : public Attention {
     Tensor X = padding_zeroed(x, key_pad);                                        // [B,N,D]
     Tensor hidden = gelu(matmul(w.w1, X, true) + reshape(w.b1, {w.b1.size(0), 1}));  // [B,D_S,D]
     return matmul(w.w2, hidden) + reshape(w.b2, {w.b2.size(0), 1});                // [B,N,D]
+  }
+
+  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.  The fast form: one fused op
+  // (token_mlp.h: each example's products, bias adds and GELU back to back, in cache).
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    Weights w = weights(check_input(x));
+    return token_mlp(padding_zeroed(x, key_pad), w.w1, w.b1, w.w2, w.b2);
   }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing
