@@ -73,8 +73,8 @@ Tensor mask_from_rule(int64_t n, const std::function<bool(int64_t i, int64_t j)>
 
 Tensor dense_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, float scale,
                        float dropout_p, bool training, Tensor* weights) {
-  Tensor s = matmul(mul_scalar(q, scale), k, false, true);  // [B,H,N,M]
-  Tensor p = softmax(s, mask, true);
+  Tensor s = matmul(mul_scalar(q, scale), k, /*trans_a=*/false, /*trans_b=*/true);  // [B,H,N,M]
+  Tensor p = softmax(s, mask, /*mask_is_bool=*/true);
   if (weights) *weights = p;
   return matmul(dropout(p, dropout_p, training), v);
 }
@@ -93,16 +93,16 @@ Tensor feature_map_attention(const Tensor& phi_q, const Tensor& phi_k, const Ten
   int64_t B = v.size(0), H = v.size(1), N = v.size(2), d = v.size(3), m = phi_k.size(3);
   Tensor num, den;
   if (!causal) {
-    Tensor S = matmul(phi_k, v, true, false);  // [B,H,m,d]  phi(K)^T V
-    Tensor z = sum(phi_k, 2, true);            // [B,H,1,m]  phi(K)^T 1
+    Tensor S = matmul(phi_k, v, /*trans_a=*/true, /*trans_b=*/false);  // [B,H,m,d]  phi(K)^T V
+    Tensor z = sum(phi_k, 2, /*keepdim=*/true);            // [B,H,1,m]  phi(K)^T 1
     num = matmul(phi_q, S);                    // [B,H,N,d]
-    den = sum(phi_q * z, 3, true);             // [B,H,N,1]
+    den = sum(phi_q * z, 3, /*keepdim=*/true);             // [B,H,N,1]
   } else {
     Tensor outer = reshape(phi_k, {B, H, N, m, 1}) * reshape(v, {B, H, N, 1, d});  // phi(k_j) v_j^T [B,H,N,m,d]
     Tensor S = cumsum(outer, 2);                                                   // S_i = sum_{j<=i}
     Tensor z = cumsum(phi_k, 2);                                                   // z_i = sum_{j<=i} phi(k_j)
     num = sum(reshape(phi_q, {B, H, N, m, 1}) * S, 3);                             // phi(q_i)^T S_i [B,H,N,d]
-    den = sum(phi_q * z, 3, true);                                                 // phi(q_i)^T z_i [B,H,N,1]
+    den = sum(phi_q * z, 3, /*keepdim=*/true);                                                 // phi(q_i)^T z_i [B,H,N,1]
   }
   den = norm == KernelNorm::add_eps ? den + eps : relu(den - eps) + eps;  // den + eps, or max(den, eps)
   return num / den;

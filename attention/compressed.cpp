@@ -40,7 +40,7 @@ class CompressedAttention : public Attention {
     Tensor v = split_heads(compress(conv_v_, proj_->v->forward(x), key_pad), H);
     Tensor empty = empty_slots(x.size(0), x.size(1), key_pad);                         // [B,M] or undefined
     float scale = 1.0f / std::sqrt(float(cfg_.head_dim()));
-    Tensor p = softmax(matmul(q, k, false, true) * scale, empty.defined() ? key_mask(empty) : Tensor(), true);
+    Tensor p = softmax(matmul(q, k, /*trans_a=*/false, /*trans_b=*/true) * scale, empty.defined() ? key_mask(empty) : Tensor(), /*mask_is_bool=*/true);
     return proj_->output(matmul(dropout(p, cfg_.dropout, is_training()), v));         // [B,H,N,M] x [B,H,M,d]
   }
 

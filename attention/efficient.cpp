@@ -30,14 +30,14 @@ class EfficientAttention : public Attention {
     auto h = proj_->project(x);                                              // q, k, v [B,H,N,d]
     Tensor rq = softmax(h.q);                                                // rho_q: over the d features
     Tensor pad = key_pad.defined() ? key_mask(key_pad) : Tensor();           // [B,1,1,N]
-    Tensor rk_t = softmax(transpose(h.k, 2, 3), pad, true);                  // rho_k^T [B,H,d,N]: over positions
+    Tensor rk_t = softmax(transpose(h.k, 2, 3), pad, /*mask_is_bool=*/true);                  // rho_k^T [B,H,d,N]: over positions
     return proj_->output(matmul(rq, matmul(rk_t, h.v)));                     // [B,H,N,d] (d x d context)
   }
 
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
     Tensor rq, rk, v;
     normalised(x, key_pad, rq, rk, v);
-    Tensor context = matmul(rk, v, true, false);  // rho_k^T V: [B,H,d,N] x [B,H,N,d] -> [B,H,d,d]
+    Tensor context = matmul(rk, v, /*trans_a=*/true, /*trans_b=*/false);  // rho_k^T V: [B,H,d,N] x [B,H,N,d] -> [B,H,d,d]
     return proj_->output(matmul(rq, context));
   }
 
@@ -49,7 +49,7 @@ class EfficientAttention : public Attention {
     NoGradGuard ng;
     Tensor rq, rk, v;
     normalised(x, key_pad, rq, rk, v);
-    Tensor w = matmul(rq, rk, false, true);  // [1,H,N,N]
+    Tensor w = matmul(rq, rk, /*trans_a=*/false, /*trans_b=*/true);  // [1,H,N,N]
     return reshape(w, {w.size(1), w.size(2), w.size(3)});
   }
 

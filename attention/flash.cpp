@@ -42,20 +42,20 @@ class FlashAttention : public Attention {
     int64_t bc = knob_int("block_k") > 0 ? knob_int("block_k") : flash_block_k(d);
     Tensor excluded = excluded_keys(key_pad, cfg_.causal, N);          // padded and later keys
     Tensor keep;  // attention dropout: the mask dropout() puts on full attention's [B,H,N,N] weights
-    if (cfg_.dropout > 0 && is_training()) keep = dropout(Tensor::ones({B, H, N, N}), cfg_.dropout, true);
+    if (cfg_.dropout > 0 && is_training()) keep = dropout(Tensor::ones({B, H, N, N}), cfg_.dropout, /*training=*/true);
     Tensor q = h.q * (1.0f / std::sqrt(float(d)));
     Tensor m = Tensor::full({B, H, N, 1}, -1e30f);                      // running max of each row's scores
     Tensor l = Tensor::zeros({B, H, N, 1});                             // running sum of e^(s - m)
     Tensor o = Tensor::zeros({B, H, N, d});                             // running sum of e^(s - m) v
     for (int64_t j0 = 0; j0 < N; j0 += bc) {
       int64_t n = std::min(bc, N - j0);
-      Tensor s = matmul(q, narrow(h.k, 2, j0, n), false, true);         // [B,H,N,n] this key block's scores
+      Tensor s = matmul(q, narrow(h.k, 2, j0, n), /*trans_a=*/false, /*trans_b=*/true);         // [B,H,N,n] this key block's scores
       if (excluded.defined()) s = masked_fill(s, narrow(excluded, 3, j0, n), -INFINITY);
       // m' = max(m, max_j s_j); m only keeps exp in range and cancels in o / l, so it needs no gradient
-      Tensor m_new = max(concat({m, max(s, 3, true)}, 3), 3, true).detach();
+      Tensor m_new = max(concat({m, max(s, 3, /*keepdim=*/true)}, 3), 3, /*keepdim=*/true).detach();
       Tensor p = exp(s - m_new);                                        // e^(s_j - m')
       Tensor rescale = exp(m - m_new);                                  // e^(m - m'): what came before
-      l = rescale * l + sum(p, 3, true);
+      l = rescale * l + sum(p, 3, /*keepdim=*/true);
       if (keep.defined()) p = p * narrow(keep, 3, j0, n);
       o = rescale * o + matmul(p, narrow(h.v, 2, j0, n));
       m = m_new;

@@ -24,8 +24,8 @@ class FullAttention : public Attention {
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);                                          // q, k, v [B,H,N,d]
     int64_t N = x.size(1), d = cfg_.head_dim();
-    Tensor s = matmul(h.q, h.k, false, true) * (1.0f / std::sqrt(float(d)));  // [B,H,N,N] s_ij = q_i.k_j / sqrt(d)
-    Tensor p = softmax(s, excluded_keys(key_pad, cfg_.causal, N), true);       // rows sum to 1 over allowed keys
+    Tensor s = matmul(h.q, h.k, /*trans_a=*/false, /*trans_b=*/true) * (1.0f / std::sqrt(float(d)));  // [B,H,N,N] s_ij = q_i.k_j / sqrt(d)
+    Tensor p = softmax(s, excluded_keys(key_pad, cfg_.causal, N), /*mask_is_bool=*/true);       // rows sum to 1 over allowed keys
     p = dropout(p, cfg_.dropout, is_training());                        // attention dropout (training only)
     return proj_->output(matmul(p, h.v));                               // [B,H,N,d] -> [B,N,D]
   }

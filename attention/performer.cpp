@@ -111,7 +111,7 @@ class Performer : public FeatureMapAttention {
     float s = std::pow(float(cfg_.head_dim()), -0.25f);         // x^ = d^-1/4 x
     auto exponent = [&](const Tensor& t) {                      // W x^ - |x^|^2 / 2   [B,H,N,m]
       Tensor xs = t * s;
-      return matmul(xs, features_, false, true) - sum(xs * xs, 3, true) * 0.5f;
+      return matmul(xs, features_, /*trans_a=*/false, /*trans_b=*/true) - sum(xs * xs, 3, /*keepdim=*/true) * 0.5f;
     };
     Tensor eq = exponent(h.q), ek = without_padded_keys(exponent(h.k), key_pad);  // a padded key: phi = 0
     Tensor phi_q = exp(eq - query_stabiliser(eq)) * (1.0f / std::sqrt(float(m)));
@@ -136,10 +136,10 @@ class Performer : public FeatureMapAttention {
   // takes no gradient (detached, as the public code does).  Queries: each row's max.  Keys: the max
   // over the example's real keys and features, or none when causal (a max over keys would span later
   // keys); 0 for an example with no real key.
-  static Tensor query_stabiliser(const Tensor& eq) { return max(eq, 3, true).detach(); }
+  static Tensor query_stabiliser(const Tensor& eq) { return max(eq, 3, /*keepdim=*/true).detach(); }
   Tensor key_stabiliser(const Tensor& ek) const {
     if (cfg_.causal) return Tensor::zeros({1});
-    Tensor ck = max(max(ek, 3, true), 2, true).detach();
+    Tensor ck = max(max(ek, 3, /*keepdim=*/true), 2, /*keepdim=*/true).detach();
     for (int64_t i = 0; i < ck.numel(); ++i)
       if (!std::isfinite(ck.data()[i])) ck.data()[i] = 0;
     return ck;
@@ -155,8 +155,8 @@ class Performer : public FeatureMapAttention {
     auto h = proj_->project(x);
     float s = std::pow(float(cfg_.head_dim()), -0.25f);
     Tensor w = mul_scalar(features_, s);        // [m,d], no gradient: a buffer
-    Tensor uq = matmul(h.q, w, false, true);    // [B,H,N,m] = x^ W^T
-    Tensor uk = matmul(h.k, w, false, true);
+    Tensor uq = matmul(h.q, w, /*trans_a=*/false, /*trans_b=*/true);    // [B,H,N,m] = x^ W^T
+    Tensor uk = matmul(h.k, w, /*trans_a=*/false, /*trans_b=*/true);
     h.q = favor_features(uq, h.q, s, true, Tensor());
     // causal: no max over keys, which would let later tokens move earlier outputs;
     // the exponent is bounded anyway, u - |x^|^2/2 <= |w|^2/2 (about d/2)

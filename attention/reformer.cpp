@@ -98,7 +98,7 @@ class ReformerAttention : public Attention {
       IntTensor order({G, Np}, std::vector<int32_t>(size_t(G * Np)));  // sorted by (bucket, position)
       for (int64_t g = 0; g < G; ++g) bucket_order(p, g, r, order.data.data() + g * Np);
       Tensor q = chunked(p.qk, order), k = with_previous(chunked(p.k, order)), v = with_previous(chunked(p.v, order));
-      Tensor s = matmul(q, k, false, true) * p.scale;                  // [G,C,cs,ck] scores within the chunks
+      Tensor s = matmul(q, k, /*trans_a=*/false, /*trans_b=*/true) * p.scale;                  // [G,C,cs,ck] scores within the chunks
       // Which (query, key) pairs are a token and itself, and which keys are padding (from the positions).
       Tensor pos = Tensor::empty({G, C, cs, 1});
       for (int64_t i = 0; i < G * Np; ++i) pos.data()[i] = float(order.data[size_t(i)]);
@@ -109,8 +109,8 @@ class ReformerAttention : public Attention {
         padded.data()[i] = p.out[size_t((i / (C * p.ck)) * Np + int64_t(kpos.data()[i]))];
       if (!f_.self_allowed) s = masked_fill(s, self, -5e4f);          // itself only when nothing else is there
       s = masked_fill(s, padded, -1e30f);                              // padded keys: never
-      Tensor mx = max(s, 3, true).detach();
-      Tensor lse = mx + log(sum(exp(s - mx), 3, true));               // [G,C,cs,1] log-sum-exp of each row
+      Tensor mx = max(s, 3, /*keepdim=*/true).detach();
+      Tensor lse = mx + log(sum(exp(s - mx), 3, /*keepdim=*/true));               // [G,C,cs,1] log-sum-exp of each row
       Tensor o = matmul(dropout(exp(s - lse), cfg_.dropout, is_training()), v);  // softmax, then values
       Tensor zeros = Tensor::zeros({G, Np, d});                       // unsort: back to position order
       outs.push_back(scatter_add_rows(zeros, order, reshape(o, {G, Np, d})));

@@ -55,8 +55,8 @@ class RandomFeatureAttention : public FeatureMapAttention {
     auto h = proj_->project(x);                                    // q, k, v [B,H,N,d]
     int64_t H = cfg_.heads, d = cfg_.head_dim(), m = features_.size(0);
     auto phi = [&](const Tensor& t) {
-      Tensor unit = t / sqrt(sum(t * t, 3, true) + 1e-6f);       // x / sqrt(|x|^2 + 1e-3^2)
-      Tensor u = matmul(unit * reshape(sigma_, {1, H, 1, d}), features_, false, true);  // W (sigma x) [B,H,N,m]
+      Tensor unit = t / sqrt(sum(t * t, 3, /*keepdim=*/true) + 1e-6f);       // x / sqrt(|x|^2 + 1e-3^2)
+      Tensor u = matmul(unit * reshape(sigma_, {1, H, 1, d}), features_, /*trans_a=*/false, /*trans_b=*/true);  // W (sigma x) [B,H,N,m]
       return concat({sin(u), cos(u)}, 3) * (1.0f / std::sqrt(float(m)));              // [B,H,N,2m]
     };
     Tensor phi_q = phi(h.q), phi_k = phi(h.k);
@@ -88,8 +88,8 @@ class RandomFeatureAttention : public FeatureMapAttention {
     // W (sigma * x) = (W diag(sigma)) x: scale the small [H,m,d] matrices, not the [B,H,N,d] inputs
     Tensor w = mul(reshape(sigma_, {1, H, 1, d}), reshape(features_, {1, 1, m, d}));  // [1,H,m,d]
     if (B > 1) w = concat(std::vector<Tensor>(size_t(B), w), 0);                       // [B,H,m,d]
-    Tensor uq = matmul(l2_normalize(h.q), w, false, true);  // [B,H,N,m]
-    Tensor uk = matmul(l2_normalize(h.k), w, false, true);
+    Tensor uq = matmul(l2_normalize(h.q), w, /*trans_a=*/false, /*trans_b=*/true);  // [B,H,N,m]
+    Tensor uk = matmul(l2_normalize(h.k), w, /*trans_a=*/false, /*trans_b=*/true);
     h.q = sincos_features(uq, Tensor());
     h.k = sincos_features(uk, key_pad);
     return h;

@@ -167,8 +167,8 @@ class RoutingAttention : public Attention {
     Tensor q = members(r.h.q, qi), k = members(r.h.k, ki), v = members(r.h.v, ki);
     Tensor padded = Tensor::empty({G, C, 1, w});                        // padded keys never attended
     for (int64_t i = 0; i < padded.numel(); ++i) padded.data()[i] = r.pad[size_t((i / (C * w) / r.H) * N + ki.data[size_t(i)])];
-    Tensor s = matmul(q, k, false, true) * (1.0f / std::sqrt(float(d)));  // [G,C,w,w]
-    Tensor o = matmul(dropout(softmax(s, padded, true), cfg_.dropout, is_training()), v);  // [G,C,w,d]
+    Tensor s = matmul(q, k, /*trans_a=*/false, /*trans_b=*/true) * (1.0f / std::sqrt(float(d)));  // [G,C,w,w]
+    Tensor o = matmul(dropout(softmax(s, padded, /*mask_is_bool=*/true), cfg_.dropout, is_training()), v);  // [G,C,w,d]
     Tensor summed = scatter_add_rows(Tensor::zeros({G, N, d}), qi, reshape(o, {G, C * w, d}));  // back to positions
     Tensor avg = summed * Tensor::from({G, N, 1}, r.inv_count);         // over the clusters a query joined
     update_centroids(r);

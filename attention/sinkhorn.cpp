@@ -55,8 +55,8 @@ Tensor log_sinkhorn(const Tensor& log_alpha, int64_t iters, const Tensor& out_ma
   Tensor mask_t = out_mask.defined() ? transpose(out_mask, last - 1, last) : Tensor();
   Tensor r = log_alpha;
   for (int64_t t = 0; t < iters; ++t) {
-    r = log_softmax(r, out_mask, true);                                                  // rows sum to 1
-    r = transpose(log_softmax(transpose(r, last - 1, last), mask_t, true), last - 1, last);  // columns sum to 1
+    r = log_softmax(r, out_mask, /*mask_is_bool=*/true);                                                  // rows sum to 1
+    r = transpose(log_softmax(transpose(r, last - 1, last), mask_t, /*mask_is_bool=*/true), last - 1, last);  // columns sum to 1
   }
   return r;
 }
@@ -153,7 +153,7 @@ class SinkhornAttention : public Attention {
     // The sorting network: block summaries (the mean of each block's real queries, of its real keys)
     // -> (N/b) x (N/b) scores R_ij = SortNet(mean q of block i) . (mean k of block j) / sqrt(d).
     auto pool = [&](const Tensor& t) { return mul(sum(reshape(mul(t, valid), {B, H, nb, b, d}), 3), inv); };
-    Tensor R = mul_scalar(matmul(sort_->forward(pool(q)), pool(k), false, true), 1.0f / std::sqrt(float(d)));
+    Tensor R = mul_scalar(matmul(sort_->forward(pool(q)), pool(k), /*trans_a=*/false, /*trans_b=*/true), 1.0f / std::sqrt(float(d)));
     // Gumbel noise in training, the temperature, then Sinkhorn: a soft permutation of the blocks.
     if (is_training()) R = add(R, gumbel({B, H, nb, nb}));
     Tensor logP = log_sinkhorn(mul_scalar(R, 1.0f / temperature_), iters_, pad.any_empty ? pad.out_mask : Tensor());
@@ -179,8 +179,8 @@ class SinkhornAttention : public Attention {
       return concat({s, reshape(own, {B, H, nb, b, d})}, 3);
     };
     Tensor q = reshape(st.q, {B, H, nb, b, d}), k = keys(ks, st.k), v = keys(vs, st.v);
-    Tensor s = matmul(q, k, false, true) * (1.0f / std::sqrt(float(d)));         // [B,H,nb,b,ck]
-    Tensor p = softmax(s, excluded_slots(st, P, ck, sorted_len), true);
+    Tensor s = matmul(q, k, /*trans_a=*/false, /*trans_b=*/true) * (1.0f / std::sqrt(float(d)));         // [B,H,nb,b,ck]
+    Tensor p = softmax(s, excluded_slots(st, P, ck, sorted_len), /*mask_is_bool=*/true);
     Tensor o = matmul(dropout(p, cfg_.dropout, is_training()), v);                 // [B,H,nb,b,d]
     return proj_->output(narrow(reshape(o, {B, H, st.Np, d}), 2, 0, st.N));
   }

@@ -60,10 +60,10 @@ class Synthesizer : public Attention {
     } else if (mode_ == 1) {  // random: a learned matrix R, the same for every input
       logits = reshape(random_logits(N), {1, H, N, N});
     } else {                  // factorised random: R1 R2^T
-      logits = reshape(matmul(first(r1_, 1, N), first(r2_, 1, N), false, true), {1, H, N, N});
+      logits = reshape(matmul(first(r1_, 1, N), first(r2_, 1, N), /*trans_a=*/false, /*trans_b=*/true), {1, H, N, N});
     }
     logits = add(Tensor::zeros({B, H, N, N}), logits);               // one copy per example (padding differs)
-    Tensor p = softmax(logits, mask(N, key_pad), true);              // [B,H,N,N]
+    Tensor p = softmax(logits, mask(N, key_pad), /*mask_is_bool=*/true);              // [B,H,N,N]
     return out_->forward(merge_heads(matmul(dropout(p, cfg_.dropout, is_training()), v)));
   }
 
@@ -97,9 +97,9 @@ class Synthesizer : public Attention {
     } else {
       Tensor a, b;
       factors(x, a, b);
-      z = matmul(a, b, false, true);
+      z = matmul(a, b, /*trans_a=*/false, /*trans_b=*/true);
     }
-    return reshape(softmax(reshape(z, {1, H, N, N}), mask(N, key_pad), true), {H, N, N});
+    return reshape(softmax(reshape(z, {1, H, N, N}), mask(N, key_pad), /*mask_is_bool=*/true), {H, N, N});
   }
 
   // Generation (causal): the values of the past; each new position's logit row is
@@ -155,7 +155,7 @@ class Synthesizer : public Attention {
     Tensor z = random_logits(N);
     if (!key_pad.defined()) {  // one [H,N,N] matrix for the whole batch: apply it to [H,N,B*d]
       Tensor m = mask(N, key_pad);
-      Tensor p = softmax(z, m.defined() ? reshape(m, {1, N, N}) : Tensor(), true);
+      Tensor p = softmax(z, m.defined() ? reshape(m, {1, N, N}) : Tensor(), /*mask_is_bool=*/true);
       Tensor vh = reshape(permute(v, {1, 2, 0, 3}), {H, N, B * d});
       // One mask for the whole batch, not one per example: no data-parallel shift (tensor.h).
       BatchShard shard = std::exchange(batch_shard(), BatchShard{});
@@ -165,7 +165,7 @@ class Synthesizer : public Attention {
       return permute(reshape(oh, {H, N, B, d}), {2, 0, 1, 3});
     }
     z = expand(reshape(z, {1, H, N, N}), B, 1);  // per-example padding: one copy per example
-    Tensor p = softmax(z, mask(N, key_pad), true);  // [B,H,N,N]
+    Tensor p = softmax(z, mask(N, key_pad), /*mask_is_bool=*/true);  // [B,H,N,N]
     return matmul(dropout(p, cfg_.dropout, is_training()), v);
   }
 

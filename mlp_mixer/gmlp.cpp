@@ -51,8 +51,8 @@ class GMlp : public Attention {
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     int64_t N = check_input(x);
     Tensor z1 = gelu(u1_->forward(x)), z2 = gelu(u2_->forward(x));      // Z = gelu(X U), two halves [B,N,h]
-    Tensor centred = z2 - mean(z2, 2, true);                          // LN(Z2) over the h channels
-    Tensor normed = centred / sqrt(mean(centred * centred, 2, true) + norm_->eps_) * norm_->gamma + norm_->beta;
+    Tensor centred = z2 - mean(z2, 2, /*keepdim=*/true);                          // LN(Z2) over the h channels
+    Tensor normed = centred / sqrt(mean(centred * centred, 2, /*keepdim=*/true) + norm_->eps_) * norm_->gamma + norm_->beta;
     if (key_pad.defined()) normed = normed * keep_rows(key_pad);     // padded positions mix nothing in
     Tensor b = reshape(N == cfg_.max_len ? bs_ : narrow(bs_, 0, 0, N), {N, 1});
     Tensor gate = matmul(spatial(N), normed) + b;                     // W_s LN(Z2) + b  [B,N,h]
