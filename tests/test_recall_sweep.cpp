@@ -246,4 +246,12 @@ TEST_CASE("recall report: local's committed records against values worked out by
   std::string gp = read(d / "recall-dim.gp");
   CHECK(contains(gp, "set xrange [22.8571:179.2]"));
   CHECK(contains(gp, "set xtics (32, 64, 128)"));
+  // the state chart's data: (state in bytes, mean, sample sd) per point, and a dot per seed
+  std::string state = read(d / "recall-state.gp");
+  CHECK(contains(state, "\n33792 63.5833 2.90564\n"));     // dim 32
+  CHECK(contains(state, "\n135168 74.3104 0.613021\n"));   // dim 128
+  CHECK(contains(state, "\n10240 0.408333 0.0219493\n"));  // window 8
+  CHECK(contains(state, "\n34816 5.51042 2.02431\n"));     // window 32
+  CHECK(contains(state, "\n133120 93.675 0.67555\n"));     // window 128
+  CHECK(contains(state, "\n133120 92.9625\n"));            // one of its seeds
 }
