@@ -943,3 +943,34 @@ TEST_CASE("bubble chart labels: a crowded chart places every label clear of the 
     }
   CHECK(gp.find("set arrow from first ") != std::string::npos);  // at least one leader in this crowd
 }
+
+TEST_CASE("bubble chart data: the points, bubble sizes, axis ranges and tics gnuplot is handed, worked out by hand") {
+  // Two models and the chance line.  By hand:
+  //   bubble size 7 * sqrt(memory / largest memory), at least 0.8: A 7 * sqrt(100/100) = 7, B 7 * sqrt(25/100) = 3.5
+  //   x (log): [slowest / 1.8, fastest * 1.8] = [10 / 1.8, 40 * 1.8] = [5.55556, 72]
+  //   y: lowest and highest of accuracy -+ its error bar and of the dashed lines: A 60 +- 2 -> 58..62, B 50, chance 45
+  //      -> 45..62; pad max(3, 0.12 * 17 = 2.04) = 3 -> [42, 65]
+  //   x tics: 1, 2, 5 x 10^k within [5.56, 72]: 10, 20, 50
+  //   one data block per family, in the order families first appear: dense (A), then fixed (B)
+  BubbleChart c;
+  c.title = "by hand", c.xlabel = "steps/s", c.ylabel = "score", c.size_note = "family", c.chance = 45;
+  c.points.push_back({"A", "dense", 10, 60, 100, 2});
+  c.points.push_back({"B", "fixed", 40, 50, 25, 0});
+  std::string dir = temp_dir();
+  draw_bubble_chart(c, dir, "hand");
+  std::string gp = slurp(dir + "/hand.gp");
+  CHECK_MESSAGE(gp.find("$f0 << EOD\n\"A\" 10 60 7 2\nEOD\n$f1 << EOD\n\"B\" 40 50 3.5 0\nEOD\n") != std::string::npos, gp);
+  CHECK(gp.find("set xrange [5.55556:72]\nset yrange [42:65]\n") != std::string::npos);
+  CHECK(gp.find("set xtics (\"10\" 10, \"20\" 20, \"50\" 50)\n") != std::string::npos);
+  // bits per byte: lower is better, so the y axis runs downwards (the range reversed); the baseline
+  // at 1.3 widens the points' 0.9..1.1 to 0.9..1.3, pad max(0.05, 0.12 * 0.4 = 0.048) = 0.05 -> [1.35, 0.85]
+  BubbleChart b = c;
+  b.chance = -1, b.lower_is_better = true, b.min_pad = 0.05, b.lines = {{1.3, "baseline: unigram"}};
+  b.points = {{"A", "dense", 10, 1.1, 100, 0}, {"B", "dense", 40, 0.9, 100, 0}};
+  draw_bubble_chart(b, dir, "bits");
+  gp = slurp(dir + "/bits.gp");
+  CHECK_MESSAGE(gp.find("$f0 << EOD\n\"A\" 10 1.1 7 0\n\"B\" 40 0.9 7 0\nEOD\n") != std::string::npos, gp);
+  CHECK(gp.find("set yrange [1.35:0.85]\n") != std::string::npos);
+  CHECK(gp.find("baseline: unigram") != std::string::npos);
+  fs::remove_all(dir);
+}

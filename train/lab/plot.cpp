@@ -35,12 +35,20 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& 
   // This program starting itself again while it runs under an emulator ($ATTNZOO_RUNNER, e.g.
   // qemu-aarch64: an Arm build on an x86 machine, which cannot exec an Arm binary by itself):
   // the child goes through the same emulator.
+  // A child built for the same machine as this program (its ELF header's e_machine: this one's
+  // too, as /proc/self/exe, which qemu answers with the emulated program) goes through it; a
+  // native helper (gnuplot) does not.  (Not only this program itself: a test suite starts attnzoo.)
   std::vector<std::string> cmd = argv;
   const char* runner = std::getenv("ATTNZOO_RUNNER");
-  std::error_code ec;
-  if (runner && *runner) {
-    fs::path self = fs::read_symlink("/proc/self/exe", ec);  // (qemu answers with the emulated program)
-    if (!ec && fs::equivalent(argv[0], self, ec)) cmd.insert(cmd.begin(), runner);
+  auto elf_machine = [](const std::string& path) {
+    unsigned char h[20] = {};
+    std::ifstream f(path, std::ios::binary);
+    if (!f.read(reinterpret_cast<char*>(h), sizeof h) || h[0] != 0x7f || h[1] != 'E' || h[2] != 'L' || h[3] != 'F') return -1;
+    return int(h[18]) | int(h[19]) << 8;  // little-endian, as every target we build for
+  };
+  if (runner && *runner && argv[0].find('/') != std::string::npos) {
+    int self = elf_machine("/proc/self/exe");
+    if (self >= 0 && elf_machine(argv[0]) == self) cmd.insert(cmd.begin(), runner);
   }
   pid_t parent = getpid();
   pid_t pid = fork();
