@@ -528,3 +528,14 @@ TEST_CASE("--impl reference reaches the model in every command: train, eval, pre
       CHECK_MESSAGE(!contains(out, ref ? c.fast : c.reference), out);
     }
 }
+
+TEST_CASE("a resumed run that stops names its own folder to resume from, not the flags' default") {
+  // (the message once said runs/listops-full for a Pathfinder run resumed from runs/pf-lra-full)
+  TempDir dir("az_resume_msg");
+  std::string run_dir = dir / "mine", out;
+  REQUIRE(run("train --task listops --steps 6 --batch 4 --dim 16 --heads 2 --layers 1 --ffn 16 --stop-after 2 --quiet --out " +
+                  run_dir, &out) == 0);
+  CHECK(contains(out, "resume with --resume " + run_dir + "/last.ckpt"));
+  REQUIRE(run("train --resume " + run_dir + "/last.ckpt --stop-after 4 --quiet", &out) == 0);
+  CHECK_MESSAGE(contains(out, "stopped after step 4; resume with --resume " + run_dir + "/last.ckpt"), out);
+}

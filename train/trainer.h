@@ -82,6 +82,7 @@ class Trainer {
   EvalResult evaluate(const Dataset& d, int64_t limit = 0);
   SequenceClassifier& model() { return *model_; }
   const TaskData& data() const { return data_; }
+  const std::string& out() const { return tc_.out; }  // the run's folder (a resumed run's: its checkpoint's)
 
  private:
   // One training step on one batch; returns its loss, accuracy and gradient norm.

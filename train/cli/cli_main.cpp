@@ -255,15 +255,14 @@ int cmd_train(const std::vector<std::string>& given_args) {
   Trainer t(tc, mc, ro);
   warn_about_threads();
   RunResult r = t.run();
-  std::string dir = f.str("out", "runs/" + tc.task + "-" + mc.model);
+  const std::string& dir = t.out();  // a resumed run's folder is its checkpoint's, not the flags' default
   if (r.signal) {
     std::fprintf(stderr, "interrupted by %s after step %lld: saved %s/last.ckpt; resume with attnzoo train --resume %s/last.ckpt\n",
                  r.signal == SIGINT ? "SIGINT" : "SIGTERM", (long long)r.steps_done, dir.c_str(), dir.c_str());
     return 128 + r.signal;
   }
   if (r.stopped_early) {
-    std::printf("stopped after step %lld; resume with --resume %s/last.ckpt\n", (long long)r.steps_done,
-                f.str("out", "runs/" + tc.task + "-" + mc.model).c_str());
+    std::printf("stopped after step %lld; resume with --resume %s/last.ckpt\n", (long long)r.steps_done, dir.c_str());
     return 0;
   }
   if (task.metric == Metric::kBitsPerByte)
