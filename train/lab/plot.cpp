@@ -32,12 +32,11 @@ namespace fs = std::filesystem;
 ChildResult run_child(const std::vector<std::string>& argv, const ChildOptions& o) {
   if (argv.empty()) fail("run_child: empty command");
   auto t0 = std::chrono::steady_clock::now();
-  // This program starting itself again while it runs under an emulator ($ATTNZOO_RUNNER, e.g.
-  // qemu-aarch64: an Arm build on an x86 machine, which cannot exec an Arm binary by itself):
-  // the child goes through the same emulator.
-  // A child built for the same machine as this program (its ELF header's e_machine: this one's
-  // too, as /proc/self/exe, which qemu answers with the emulated program) goes through it; a
-  // native helper (gnuplot) does not.  (Not only this program itself: a test suite starts attnzoo.)
+  // Under an emulator ($ATTNZOO_RUNNER, e.g. qemu-aarch64: an Arm build on an x86 machine, which
+  // cannot exec an Arm binary by itself), a child built for the same machine as this program goes
+  // through the same emulator: this program starting itself, or a test suite starting attnzoo.  The
+  // ELF header's e_machine tells (this program's from /proc/self/exe, which qemu answers with the
+  // emulated program); a native helper (gnuplot) runs as it is.
   std::vector<std::string> cmd = argv;
   const char* runner = std::getenv("ATTNZOO_RUNNER");
   auto elf_machine = [](const std::string& path) {
