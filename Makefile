@@ -54,7 +54,8 @@ ARFLAGS  = rcs
 # LLVM's linker where installed (make deps installs lld): every program links the whole
 # library archive, and lld does it 3-4x faster than GNU ld (test_nn: 0.62 s against 2.59 s,
 # its sanitizer build 1.33 s against 4.56 s, EPYC Zen 5), which is a minute of each cold
-# build's 40 links.  LLD= keeps GNU ld.
+# build's 40 links.  LLD= keeps GNU ld.  (Looked up at each link, not once here, so that on a
+# fresh machine the first build, whose make deps installs lld, already links with it.)
 LLD      ?= $(if $(shell command -v ld.lld 2>/dev/null),-fuse-ld=lld)
 LDFLAGS  += $(LLD)
 # ccache, where installed (make deps installs it): rebuilding sources already
@@ -106,7 +107,7 @@ all: $(LIB) $(TEST_BIN) $(BUILD)/attnzoo $(BUILD)/bench_core $(MPI_BIN) $(EXAMPL
 DEB_PKGS := ccache lld libopenblas-openmp-dev libhwy-dev $(XSMM_PKG) doctest-dev libstb-dev libcereal-dev zlib1g-dev libfftw3-dev dataset-fashion-mnist fortunes \
             libopenmpi-dev openmpi-bin gnuplot-nox rapidjson-dev manpages manpages-dev libssl-doc
 ifeq ($(ARCH),arm64)
-DEB_PKGS := g++-aarch64-linux-gnu lld qemu-user libc6:arm64 libopenblas-openmp-dev:arm64 libhwy-dev:arm64 libfftw3-dev:arm64 libstb-dev:arm64 \
+DEB_PKGS := g++-aarch64-linux-gnu qemu-user libc6:arm64 libopenblas-openmp-dev:arm64 libhwy-dev:arm64 libfftw3-dev:arm64 libstb-dev:arm64 \
             zlib1g-dev:arm64 doctest-dev dataset-fashion-mnist fortunes
 endif
 deps: $(DEPS_OK)
@@ -143,7 +144,8 @@ $(BUILD)/tests/%.o: CXXFLAGS := $(filter-out -O%,$(CXXFLAGS)) $(TEST_OPT)
 
 # The vector kernels fuse multiply-adds only where their code says MulAdd, so that
 # each one rounds as its scalar reference (tests/test_simd.cpp) on every target.
-$(BUILD)/autograd/runtime/vecmath.o: CXXFLAGS += -ffp-contract=off
+VECMATH_FLAGS := -ffp-contract=off
+$(BUILD)/autograd/runtime/vecmath.o: CXXFLAGS += $(VECMATH_FLAGS)
 
 # attnzoo --version and each LRA record name the commit it was built from, with
 # "-dirty" when tracked files differ from it: build/version.h is rewritten only
@@ -277,11 +279,19 @@ test-arm64: arm64-tests
 	@if [ "$(ARM64_SUITES)" = "$(TEST_BIN:$(BUILD)/tests/%=%)" ] && [ -z "$(ARM64_SCALE)" ]; then \
 	  bash .ci/arm64-inputs > .ci/arm64-verified && echo "arm64: every suite passed; .ci/arm64-verified updated (commit it: CI skips the Arm stage while it matches)"; fi
 
+# What the Arm build is made with, as .ci/arm64-inputs hashes it (make -s ARCH=arm64
+# arm64-config): its compiler, flags, libraries, packages and runner.  An edit to the
+# Makefile that changes none of them (a comment, a target of its own) leaves CI's Arm
+# stage verified.
+.PHONY: arm64-config
+arm64-config:
+	@printf '%s\n' 'CXX=$(CXX)' 'CPPFLAGS=$(CPPFLAGS)' 'CXXFLAGS=$(CXXFLAGS)' 'TEST_OPT=$(TEST_OPT)' \
+	  'VECMATH_FLAGS=$(VECMATH_FLAGS)' 'LDFLAGS=$(LDFLAGS)' 'LDLIBS=$(LDLIBS)' 'DEB_PKGS=$(DEB_PKGS)' 'RUN=$(RUN)'
+
 # make test-asan: the whole suite built with AddressSanitizer + UndefinedBehavior-
 # Sanitizer into its own directory and run; any report makes its suite fail.
 # Suites that are slow under the sanitizers read ATTNZOO_TEST_SCALE=small.
 ASAN_BUILD ?= build-asan
-ASAN_OPT   ?= -O1
 SAN_FLAGS  := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:suppressions=$(CURDIR)/tests/sanitizers/asan.supp \
               LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
@@ -291,7 +301,7 @@ ASAN_SUITES ?= $(TEST_BIN:$(BUILD)/tests/%=%)
 ASAN_BINS  := $(ASAN_SUITES:%=$(ASAN_BUILD)/tests/%) $(ASAN_BUILD)/attnzoo
 .PHONY: test-asan asan-build fuzz fuzz-build
 asan-build:
-	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="$(ASAN_OPT) $(SAN_FLAGS)" DEBUG=-g1 $(ASAN_BINS)
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="-O1 $(SAN_FLAGS)" DEBUG=-g1 $(ASAN_BINS)
 test-asan: asan-build
 	@$(SAN_ENV) TEST_JOBS=$(TEST_JOBS) ATTNZOO_TEST_SCALE=small ATTNZOO_BIN=$(ASAN_BUILD)/attnzoo \
 	  bash tests/run_all.sh $(filter-out %/attnzoo,$(ASAN_BINS))

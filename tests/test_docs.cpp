@@ -597,3 +597,39 @@ TEST_CASE("one reading order: README, ARCHITECTURE and the tour list the same mo
     CHECK_MESSAGE(contains(read(fs::path(root) / "attention/common.h"), std::string(fn) + "("), fn);
   CHECK(contains(read(fs::path(root) / "autograd/ops_elementwise.cpp"), "static Tensor unary("));
 }
+
+TEST_CASE("CI's Arm gate: a Makefile edit that leaves the Arm build as it was keeps the stamp; one that changes it, or an Arm-specific file, does not") {
+  // .ci/run skips its Arm stage while `.ci/arm64-inputs --check` passes (issue 66); every
+  // edit of the Makefile used to void the stamp, and nothing tested the gate.  A copy of
+  // the hashed files in a scratch git repository, stamped, then edited one way at a time.
+  TempDir t("az_armgate");
+  const std::string d = t.path;
+  std::string out;
+  REQUIRE_MESSAGE(run_shell("cd " + src_root() + " && { find autograd/runtime attention/kernels -type f; echo mlp_mixer/token_mlp.cpp; "
+                            "echo tests/test_simd.cpp; echo Makefile; echo .ci/arm64-inputs; } | tar -cf - -T - | tar -xf - -C " + d +
+                            " && cd " + d + " && git init -q . && git add -A && bash .ci/arm64-inputs > .ci/arm64-verified 2>&1",
+                            &out) == 0, out);
+  auto gate = [&] { return run_shell("cd " + d + " && bash .ci/arm64-inputs --check 2>&1"); };
+  auto edit = [&](const std::string& sh) { REQUIRE(run_shell("cd " + d + " && " + sh + " 2>&1", &out) == 0); };
+  CHECK(gate() == 0);
+  // the stamp is written inside make (make test-arm64 ARCH=arm64: its MAKEFLAGS) and checked by
+  // CI with DEBUG=-g1 exported: neither the caller's variables nor a make above count
+  CHECK(run_shell("cd " + d + " && DEBUG=-g1 OPT=-O0 MAKEFLAGS='ARM64_SUITES=test_simd TEST_OPT=-O2' bash .ci/arm64-inputs --check") == 0);
+  // not the Arm build: a comment, a target of its own, a file outside the Arm-specific ones
+  edit("cp Makefile Makefile.orig && printf '\\n# a note\\nhello:\\n\\t@echo hi\\n' >> Makefile");
+  CHECK(gate() == 0);
+  edit("mkdir -p train && echo '// new' > train/new.cpp && git add train/new.cpp");
+  CHECK(gate() == 0);
+  // the Arm build: its optimisation level, the vector kernels' rounding, its package list
+  edit("sed -i '0,/^OPT      ?= -O3$/s//OPT      ?= -O2/' Makefile && ! cmp -s Makefile Makefile.orig");
+  CHECK(gate() == 1);
+  edit("cp Makefile.orig Makefile && sed -i 's/^VECMATH_FLAGS := -ffp-contract=off$/VECMATH_FLAGS :=/' Makefile && ! cmp -s Makefile Makefile.orig");
+  CHECK(gate() == 1);
+  edit("cp Makefile.orig Makefile && sed -i 's/g++-aarch64-linux-gnu qemu-user/g++-aarch64-linux-gnu qemu-user-static/' Makefile && ! cmp -s Makefile Makefile.orig");
+  CHECK(gate() == 1);
+  edit("cp Makefile.orig Makefile");
+  CHECK(gate() == 0);
+  // an Arm-specific source file
+  edit("echo '// changed' >> mlp_mixer/token_mlp.cpp");
+  CHECK(gate() == 1);
+}
