@@ -296,12 +296,16 @@ SAN_FLAGS  := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-rec
 SAN_ENV    := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:suppressions=$(CURDIR)/tests/sanitizers/asan.supp \
               LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
               UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# Its programs are linked as fixed-address executables (-no-pie): instrumented, attnzoo has
+# 950,000 relative relocations to apply at each start (1,800 plain), and the suites start it
+# hundreds of times (test_hardening: ~180).  A start with leak checking went from 0.29 s to
+# 0.18 s (plain build: 0.03 s; EPYC Zen 5, busy).
 # ASAN_SUITES picks suites (CI: the unit suites, see .ci/run); the default is every one.
 ASAN_SUITES ?= $(TEST_BIN:$(BUILD)/tests/%=%)
 ASAN_BINS  := $(ASAN_SUITES:%=$(ASAN_BUILD)/tests/%) $(ASAN_BUILD)/attnzoo
 .PHONY: test-asan asan-build fuzz fuzz-build
 asan-build:
-	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="-O1 $(SAN_FLAGS)" DEBUG=-g1 $(ASAN_BINS)
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="-O1 $(SAN_FLAGS)" DEBUG=-g1 LDFLAGS="$(LDFLAGS) -no-pie" $(ASAN_BINS)
 test-asan: asan-build
 	@$(SAN_ENV) TEST_JOBS=$(TEST_JOBS) ATTNZOO_TEST_SCALE=small ATTNZOO_BIN=$(ASAN_BUILD)/attnzoo \
 	  bash tests/run_all.sh $(filter-out %/attnzoo,$(ASAN_BINS))
