@@ -610,26 +610,29 @@ TEST_CASE("CI's Arm gate: a Makefile edit that leaves the Arm build as it was ke
                             " && cd " + d + " && git init -q . && git add -A && bash .ci/arm64-inputs > .ci/arm64-verified 2>&1",
                             &out) == 0, out);
   auto gate = [&] { return run_shell("cd " + d + " && bash .ci/arm64-inputs --check 2>&1"); };
-  auto edit = [&](const std::string& sh) { REQUIRE(run_shell("cd " + d + " && " + sh + " 2>&1", &out) == 0); };
   CHECK(gate() == 0);
   // the stamp is written inside make (make test-arm64 ARCH=arm64: its MAKEFLAGS) and checked by
   // CI with DEBUG=-g1 exported: neither the caller's variables nor a make above count
   CHECK(run_shell("cd " + d + " && DEBUG=-g1 OPT=-O0 MAKEFLAGS='ARM64_SUITES=test_simd TEST_OPT=-O2' bash .ci/arm64-inputs --check") == 0);
-  // not the Arm build: a comment, a target of its own, a file outside the Arm-specific ones
-  edit("cp Makefile Makefile.orig && printf '\\n# a note\\nhello:\\n\\t@echo hi\\n' >> Makefile");
-  CHECK(gate() == 0);
-  edit("mkdir -p train && echo '// new' > train/new.cpp && git add train/new.cpp");
-  CHECK(gate() == 0);
-  // the Arm build: its optimisation level, the vector kernels' rounding, its package list
-  edit("sed -i '0,/^OPT      ?= -O3$/s//OPT      ?= -O2/' Makefile && ! cmp -s Makefile Makefile.orig");
-  CHECK(gate() == 1);
-  edit("cp Makefile.orig Makefile && sed -i 's/^VECMATH_FLAGS := -ffp-contract=off$/VECMATH_FLAGS :=/' Makefile && ! cmp -s Makefile Makefile.orig");
-  CHECK(gate() == 1);
-  edit("cp Makefile.orig Makefile && sed -i 's/g++-aarch64-linux-gnu qemu-user/g++-aarch64-linux-gnu qemu-user-static/' Makefile && ! cmp -s Makefile Makefile.orig");
-  CHECK(gate() == 1);
-  edit("cp Makefile.orig Makefile");
-  CHECK(gate() == 0);
-  // an Arm-specific source file
-  edit("echo '// changed' >> mlp_mixer/token_mlp.cpp");
-  CHECK(gate() == 1);
+  // Each edit starts from the stamped Makefile; 0: still verified, 1: the stage must run.
+  const std::vector<std::pair<std::string, int>> edits = {
+      // not the Arm build: a comment, a target of its own, a file outside the Arm-specific ones
+      {"printf '\\n# a note\\nhello:\\n\\t@echo hi\\n' >> Makefile", 0},
+      {"mkdir -p train && echo '// new' > train/new.cpp && git add train/new.cpp", 0},
+      // the Arm build: its optimisation level, the vector kernels' rounding, its package list
+      {"sed -i '0,/^OPT      ?= -O3$/s//OPT      ?= -O2/' Makefile", 1},
+      {"sed -i 's/^VECMATH_FLAGS := -ffp-contract=off$/VECMATH_FLAGS :=/' Makefile", 1},
+      {"sed -i 's/g++-aarch64-linux-gnu qemu-user/g++-aarch64-linux-gnu qemu-user-static/' Makefile", 1},
+      // an Arm-specific source file
+      {"echo '// changed' >> mlp_mixer/token_mlp.cpp", 1},
+  };
+  REQUIRE(run_shell("cd " + d + " && cp Makefile Makefile.orig && cp mlp_mixer/token_mlp.cpp token_mlp.orig") == 0);
+  for (const auto& [sh, want] : edits) {
+    CAPTURE(sh);
+    REQUIRE(run_shell("cd " + d + " && cp Makefile.orig Makefile && cp token_mlp.orig mlp_mixer/token_mlp.cpp && rm -f train/new.cpp && " + sh +
+                      " && { cmp -s Makefile Makefile.orig && cmp -s token_mlp.orig mlp_mixer/token_mlp.cpp && "
+                      "[ ! -e train/new.cpp ] && echo 'the edit changed nothing'; true; } 2>&1", &out) == 0);
+    REQUIRE_MESSAGE(out.empty(), out);
+    CHECK(gate() == want);
+  }
 }
