@@ -3,7 +3,8 @@
 #
 #   bash bench/pathfinder_lra.sh MODEL [OUT] [STOP_AFTER]
 #       MODEL       full, local, linear, performer, ... (default full)
-#       OUT         the run's folder (default runs/pf-lra-MODEL); a rerun resumes from OUT/last.ckpt
+#       OUT         the run's folder (default runs/pf-lra-MODEL); a rerun resumes from OUT/last.ckpt,
+#                   or, where OUT has none, from the run committed in docs/pathfinder-lra/MODEL/
 #       STOP_AFTER  stop (saving last.ckpt) after this step; the next call goes on from there
 #
 # The recipe (lra_benchmarks/image/configs/pathfinder32 and its base config), flag by flag:
@@ -30,6 +31,12 @@ args=(train --task pathfinder --style lra --difficulty 14 --input patches --patc
       --model "$MODEL" --layers 1 --heads 4 --dim 128 --ffn 128 --dropout 0.2 --pool mean --positions sinusoidal
       --batch 512 --lr 1e-3 --weight-decay 0 --clip 0 --warmup 313 --schedule cosine --steps 62500
       --eval-every 313 --log-every 313 --seed 1 --quiet --out "$OUT")
+# A fresh machine: the run goes on from the records committed under docs/pathfinder-lra/MODEL/.
+SAVED=docs/pathfinder-lra/$MODEL
+if [ ! -f "$OUT/last.ckpt" ] && [ -f "$SAVED/last.ckpt" ]; then
+  echo "pathfinder_lra: $OUT has no last.ckpt; copying the committed run from $SAVED/ to go on from it" >&2
+  mkdir -p "$OUT" && cp "$SAVED"/* "$OUT"/
+fi
 if [ -f "$OUT/last.ckpt" ]; then args=(train --resume "$OUT/last.ckpt" --steps 62500 --quiet); fi
 [ "$STOP" -gt 0 ] && args+=(--stop-after "$STOP")
 # Low priority: nice within this session, and the session's own weight too (under autogroups nice
