@@ -5,7 +5,9 @@
 #       MODEL       full, local, linear, performer, ... (default full)
 #       OUT         the run's folder (default runs/pf-lra-MODEL); a rerun resumes from OUT/last.ckpt,
 #                   or, where OUT has none, from the run committed in docs/pathfinder-lra/MODEL/
-#       STOP_AFTER  stop (saving last.ckpt) after this step; the next call goes on from there
+#       STOP_AFTER  stop (saving last.ckpt) after this step; the next call goes on from there;
+#                   or `test`: evaluate OUT/best.ckpt on the test split into OUT/test.txt (the
+#                   checkpoint's sha1 and eval's line, which docs/pathfinder-lra.md quotes)
 #
 # The recipe (lra_benchmarks/image/configs/pathfinder32 and its base config), flag by flag:
 #   1 layer, 4 heads, model width 128, MLP 128      --layers 1 --heads 4 --dim 128 --ffn 128
@@ -36,6 +38,12 @@ SAVED=docs/pathfinder-lra/$MODEL
 if [ ! -f "$OUT/last.ckpt" ] && [ -f "$SAVED/last.ckpt" ]; then
   echo "pathfinder_lra: $OUT has no last.ckpt; copying the committed run from $SAVED/ to go on from it" >&2
   mkdir -p "$OUT" && cp "$SAVED"/* "$OUT"/
+fi
+if [ "$STOP" = test ]; then
+  { echo "best.ckpt sha1 $(sha1sum "$OUT/best.ckpt" | cut -d' ' -f1)"
+    env OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} "$AZ" eval --ckpt "$OUT/best.ckpt" --split test; } > "$OUT/test.txt.tmp"
+  mv "$OUT/test.txt.tmp" "$OUT/test.txt" && cat "$OUT/test.txt"
+  exit 0
 fi
 if [ -f "$OUT/last.ckpt" ]; then args=(train --resume "$OUT/last.ckpt" --steps 62500 --quiet); fi
 [ "$STOP" -gt 0 ] && args+=(--stop-after "$STOP")

@@ -19,6 +19,7 @@
 #include "attention/attention.h"
 #include "tests/util.h"
 #include "train/cli/commands.h"
+#include "train/json.h"
 #include "train/lab/docs.h"
 #include "train/lab/pattern.h"
 
@@ -648,4 +649,88 @@ TEST_CASE("CI's Arm gate: a Makefile edit that leaves the Arm build as it was ke
     REQUIRE_MESSAGE(out.empty(), out);
     CHECK(gate() == want);
   }
+}
+
+TEST_CASE("docs/pathfinder-lra.md quotes its run's records: every row, the best, the test accuracy, the steps run") {
+  // Issue 68's page is written by hand from docs/pathfinder-lra/full/ (metrics.jsonl, the
+  // curve's TSV, test.txt from `bench/pathfinder_lra.sh full OUT test`); each figure it
+  // quotes is checked against those records, as the lab's own tables are.
+  const fs::path root = src_root(), dir = root / "docs/pathfinder-lra";
+  std::string page = read(root / "docs/pathfinder-lra.md");
+  std::map<int64_t, std::pair<double, double>> val;  // step -> (accuracy, loss)
+  int64_t last = 0, best_step = -1;
+  double best = -1;
+  for (const JsonObject& m : read_jsonl((dir / "full/metrics.jsonl").string())) {
+    const int64_t step = int64_t(json_number(m, "step", -1));
+    last = std::max(last, step);
+    if (!m.count("val_acc")) continue;
+    const double acc = json_number(m, "val_acc", -1);
+    val[step] = {acc, json_number(m, "val_loss", -1)};
+    if (acc > best) best = acc, best_step = step;  // the first step at the best, as best.ckpt keeps it
+  }
+  REQUIRE(val.size() >= 10);
+  auto fixed = [](double v, int digits) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.*f", digits, v);
+    return std::string(b);
+  };
+  auto number = [](std::string s) {  // "16,276" -> 16276
+    s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+    return std::stoll(s);
+  };
+  // the table: images seen (step x 512), step, validation accuracy (3 places) and loss (4)
+  std::regex row(R"(\| ([0-9,]+) \| ([0-9,]+) \| (\*\*)?([0-9.]+)(\*\*)?( \(best\))? \| ([0-9.]+) \|)");
+  int rows = 0, best_rows = 0;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), row); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    const int64_t step = number(m[2]);
+    CAPTURE(m[0].str());
+    REQUIRE(val.count(step));
+    CHECK(number(m[1]) == step * 512);
+    CHECK(m[4].str() == fixed(val[step].first, 3));
+    CHECK(m[7].str() == fixed(val[step].second, 4));
+    if (m[6].matched) {
+      CHECK(step == best_step);
+      ++best_rows;
+    }
+    ++rows;
+  }
+  CHECK(rows >= 8);
+  CHECK(best_rows == 1);
+  // the prose, its line breaks taken out
+  std::string flat = std::regex_replace(page, std::regex(R"(\s+)"), " ");
+  std::smatch m;
+  REQUIRE(std::regex_search(flat, m, std::regex(R"(It has run ([0-9,]+) steps of the 62,500: \*\*([0-9.]+) million images)")));
+  CHECK(number(m[1]) == last);
+  CHECK(m[2].str() == fixed(double(last) * 512 / 1e6, 2));
+  // the test accuracy: the best validation's checkpoint, as eval printed it (test.txt)
+  REQUIRE(std::regex_search(flat, m, std::regex(R"(\*\*Test accuracy, the best validation's checkpoint \(step ([0-9,]+), ([0-9.]+) million images\): ([0-9.]+)\*\* \(loss ([0-9.]+), ([0-9,]+) test images)")));
+  CHECK(number(m[1]) == best_step);
+  CHECK(m[2].str() == fixed(double(best_step) * 512 / 1e6, 2));
+  const std::string test_txt = read(dir / "full/test.txt");
+  std::smatch t;
+  REQUIRE(std::regex_search(test_txt, t, std::regex(R"(best.ckpt sha1 ([0-9a-f]{40})\ntest accuracy ([0-9.]+), loss ([0-9.]+) over ([0-9]+) examples)")));
+  CHECK(m[3].str() == t[2].str());
+  CHECK(m[4].str() == t[3].str());
+  CHECK(number(m[5]) == std::stoll(t[4].str()));
+  std::string sha;
+  REQUIRE(run_shell("sha1sum " + (dir / "full/best.ckpt").string() + " | cut -c1-40", &sha) == 0);
+  CHECK_MESSAGE(sha.substr(0, 40) == t[1].str(), "test.txt was measured on another best.ckpt: bench/pathfinder_lra.sh full OUT test");
+  // the curve's TSV: a row per step, images = step x 512, validation as recorded
+  std::ifstream tsv(dir / "full-curve.tsv");
+  int tsv_val = 0;
+  for (std::string line; std::getline(tsv, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> c;
+    std::istringstream ls(line);
+    for (std::string f; std::getline(ls, f, '\t');) c.push_back(f);
+    REQUIRE(c.size() >= 2);
+    CHECK(std::stoll(c[1]) == std::stoll(c[0]) * 512);
+    if (c.size() < 6 || c[5].empty()) continue;
+    REQUIRE(val.count(std::stoll(c[0])));
+    CHECK(std::stod(c[5]) == doctest::Approx(val[std::stoll(c[0])].first).epsilon(1e-12));
+    CHECK(std::stod(c[4]) == doctest::Approx(val[std::stoll(c[0])].second).epsilon(1e-12));
+    ++tsv_val;
+  }
+  CHECK(tsv_val == int(val.size()));
 }
