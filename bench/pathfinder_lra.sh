@@ -7,7 +7,9 @@
 #                   or, where OUT has none, from the run committed in docs/pathfinder-lra/MODEL/
 #       STOP_AFTER  stop (saving last.ckpt) after this step; the next call goes on from there;
 #                   or `test`: evaluate OUT/best.ckpt on the test split into OUT/test.txt (the
-#                   checkpoint's sha1 and eval's line, which docs/pathfinder-lra.md quotes)
+#                   checkpoint's sha1 and eval's line, which docs/pathfinder-lra.md quotes); or `plot`:
+#                   the learning curve, OUT/curves.{png,svg,gp} (accuracy and loss against images seen,
+#                   log x, the markers' kNN and chance drawn across)
 #
 # The recipe (lra_benchmarks/image/configs/pathfinder32 and its base config), flag by flag:
 #   1 layer, 4 heads, model width 128, MLP 128      --layers 1 --heads 4 --dim 128 --ffn 128
@@ -44,6 +46,9 @@ if [ "$STOP" = test ]; then
     env OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} "$AZ" eval --ckpt "$OUT/best.ckpt" --split test; } > "$OUT/test.txt.tmp"
   mv "$OUT/test.txt.tmp" "$OUT/test.txt" && cat "$OUT/test.txt"
   exit 0
+fi
+if [ "$STOP" = plot ]; then
+  exec "$AZ" plot --run "$OUT" --x examples --log-x --acc-range 0.45:0.8 --levels "0.67=markers' kNN (67%),0.5=chance"
 fi
 if [ -f "$OUT/last.ckpt" ]; then args=(train --resume "$OUT/last.ckpt" --steps 62500 --quiet); fi
 [ "$STOP" -gt 0 ] && args+=(--stop-after "$STOP")

@@ -578,6 +578,51 @@ TEST_CASE("plot draws a run's curves as SVG and PNG, and names a missing run") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("plot against examples seen, on a log axis, with levels: the data and settings gnuplot is handed, worked out by hand") {
+  // (issue 68's curve: accuracy against images seen, the markers' kNN and chance drawn across)
+  std::string dir = temp_dir(), out;
+  std::ofstream(dir + "/metrics.jsonl")
+      << "{\"step\": 10, \"loss\": 2.3, \"train_acc\": 0.10, \"elapsed\": 1.0}\n"
+         "{\"step\": 20, \"loss\": 2.1, \"train_acc\": 0.20, \"elapsed\": 2.0}\n"
+         "{\"step\": 20, \"val_acc\": 0.25, \"val_loss\": 2.0, \"elapsed\": 2.5}\n"
+         "{\"step\": 30, \"val_acc\": 0.35, \"val_loss\": 1.8, \"elapsed\": 4.0}\n";
+  // config.json as the trainer writes it: compact, every value a string
+  std::ofstream(dir + "/config.json") << "{\"model\":{\"dim\":\"32\",\"model\":\"local\"},\"train\":{\"batch\":\"48\",\"task\":\"pathfinder\"}}\n";
+  REQUIRE_MESSAGE(run_cli("plot --run " + dir + " --x examples --log-x --acc-range 0.45:0.8 --levels '0.67=markers kNN,0.5=chance'",
+                          &out) == 0, out);
+  const std::string gp = slurp(dir + "/curves.gp");
+  // x = step x 48: 480, 960 (training), 960, 1440 (validation)
+  CHECK(contains(gp, "$train << EOD\n480 2.3 0.10\n960 2.1 0.20\nEOD\n"));
+  CHECK(contains(gp, "$val << EOD\n960 2.0 0.25\n1440 1.8 0.35\nEOD\n"));
+  CHECK(contains(gp, "title \"local on pathfinder (" + dir + ")\""));  // the model and task, from config.json
+  CHECK(contains(gp, "set xlabel 'examples seen'\nset logscale x\n"));
+  CHECK(contains(gp, "set yrange [0.45:0.8]"));
+  CHECK(contains(gp, ", 0.67 with lines dt 2 lw 1.5 lc rgb '#444444' title \"markers kNN\", 0.5 with lines dt 3 "));
+  // against step (the default): x as written, linear, the accuracy panel 0..1, no levels
+  REQUIRE_MESSAGE(run_cli("plot --run " + dir, &out) == 0, out);
+  const std::string plain = slurp(dir + "/curves.gp");
+  CHECK(contains(plain, "$train << EOD\n10 2.3 0.10\n20 2.1 0.20\nEOD\n"));
+  CHECK(!contains(plain, "logscale"));
+  CHECK(contains(plain, "set yrange [0:1]"));
+  CHECK(!contains(plain, "dt 2"));
+  // bad flags: one line naming the flag and what it takes
+  for (auto [flags, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--x epochs", "--x must be step or examples"},
+           {"--acc-range 0.8", "--acc-range must be LO:HI"},
+           {"--acc-range 0.8:0.4", "needs LO < HI"},
+           {"--acc-range 0:2", "HI must be a number in 0..1"},
+           {"--levels 0.5", "each of --levels is VALUE=LABEL"},
+           {"--levels x=chance", "a level of --levels must be a number in 0..1"}}) {
+    CAPTURE(flags);
+    CHECK(run_cli("plot --run " + dir + " " + flags, &out) == 2);
+    CHECK(contains(out, says));
+  }
+  fs::remove(dir + "/config.json");
+  CHECK(run_cli("plot --run " + dir + " --x examples", &out) == 2);
+  CHECK(contains(out, "--x examples needs the run's batch size"));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("seed statistics: mean, sample standard deviation, binomial error, Welch's test") {
   SeedStats a = seed_stats({30, 32, 34}, 2000);
   CHECK(a.n() == 3);

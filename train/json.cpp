@@ -6,14 +6,13 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 namespace az {
 
-bool parse_json_object(const std::string& line, JsonObject* out) {
-  rapidjson::Document d;
-  // numbers as their text, so that a value reads back exactly as it was written
-  d.Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseStopWhenDoneFlag>(line.c_str(), line.size());
-  if (d.HasParseError() || !d.IsObject()) return false;
+namespace {
+// A flat object's members as text; false for a nested object or array.
+bool flat_object(const rapidjson::Value& d, JsonObject* out) {
   JsonObject o;
   for (auto& m : d.GetObject()) {
     const auto& v = m.value;
@@ -25,6 +24,27 @@ bool parse_json_object(const std::string& line, JsonObject* out) {
   }
   *out = std::move(o);
   return true;
+}
+}  // namespace
+
+bool parse_json_object(const std::string& line, JsonObject* out) {
+  rapidjson::Document d;
+  // numbers as their text, so that a value reads back exactly as it was written
+  d.Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseStopWhenDoneFlag>(line.c_str(), line.size());
+  return !d.HasParseError() && d.IsObject() && flat_object(d, out);
+}
+
+std::map<std::string, JsonObject> read_json_sections(const std::string& path) {
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseNumbersAsStringsFlag>(text.c_str(), text.size());
+  std::map<std::string, JsonObject> sections;
+  if (d.HasParseError() || !d.IsObject()) return sections;
+  JsonObject o;
+  for (auto& m : d.GetObject())
+    if (m.value.IsObject() && flat_object(m.value, &o)) sections[std::string(m.name.GetString(), m.name.GetStringLength())] = o;
+  return sections;
 }
 
 std::vector<JsonObject> read_jsonl(const std::string& path) {

@@ -15,6 +15,9 @@ bool parse_json_object(const std::string& line, JsonObject* out);  // false if m
 // Every well-formed line of a JSONL file (missing file: empty).  Malformed
 // lines are skipped: a line cut short by an interrupted run must not stop a resume.
 std::vector<JsonObject> read_jsonl(const std::string& path);
+// A run's config.json, {"model": {...}, "train": {...}}: each section a flat object as above
+// (missing or malformed file: empty; a value that is not a flat object is left out).
+std::map<std::string, JsonObject> read_json_sections(const std::string& path);
 std::string json_quote(const std::string& s);  // "s", escaped as JSON
 double json_number(const JsonObject& o, const std::string& key, double def);
 std::string json_text(const JsonObject& o, const std::string& key, const std::string& def = "");

@@ -162,9 +162,26 @@ void draw_with_gnuplot(const std::string& dir, const std::string& name, const st
   fs::remove(o.stderr_path);
 }
 
-void draw_run_curves(const std::string& run_dir, const std::string& out_dir) {
+static std::string gp_number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+void draw_run_curves(const std::string& run_dir, const std::string& out_dir, const CurveStyle& style) {
   std::string path = run_dir + "/metrics.jsonl";
   if (!fs::exists(path)) fail("plot: " + path + " does not exist (is " + run_dir + " a run directory?)");
+  const std::map<std::string, JsonObject> cfg = read_json_sections(run_dir + "/config.json");
+  auto field = [&](const char* section, const char* key) {
+    auto s = cfg.find(section);
+    return s == cfg.end() ? std::string() : json_text(s->second, key);
+  };
+  int64_t per_step = 1;  // x = step x per_step
+  if (style.examples) {
+    per_step = std::atoll(field("train", "batch").c_str());
+    if (per_step <= 0) fail("plot: --x examples needs the run's batch size, and " + run_dir + "/config.json names none");
+  }
+  auto x_of = [&](const JsonObject& o) { return std::to_string(std::atoll(json_text(o, "step").c_str()) * per_step); };
   std::string train, val, title = run_dir, subtitle;
   int n_train = 0, n_val = 0;
   for (const JsonObject& o : read_jsonl(path)) {
@@ -174,33 +191,31 @@ void draw_run_curves(const std::string& run_dir, const std::string& out_dir) {
       subtitle = std::string("test accuracy ") + acc + " at the best validation step " +
                  json_text(o, "best_step");
     } else if (o.count("val_acc")) {
-      val += json_text(o, "step") + " " + json_text(o, "val_loss") + " " + json_text(o, "val_acc") + "\n", ++n_val;
+      val += x_of(o) + " " + json_text(o, "val_loss") + " " + json_text(o, "val_acc") + "\n", ++n_val;
     } else if (o.count("loss")) {
-      train += json_text(o, "step") + " " + json_text(o, "loss") + " " + json_text(o, "train_acc") + "\n", ++n_train;
+      train += x_of(o) + " " + json_text(o, "loss") + " " + json_text(o, "train_acc") + "\n", ++n_train;
     }
   }
   if (n_train == 0) fail("plot: " + path + " has no training steps yet");
-  std::ifstream cfg(run_dir + "/config.json");
-  std::string cfg_text((std::istreambuf_iterator<char>(cfg)), std::istreambuf_iterator<char>());
-  auto field = [&](const std::string& key) {  // "key": "value" anywhere in config.json
-    size_t p = cfg_text.find("\"" + key + "\": \"");
-    if (p == std::string::npos) return std::string();
-    p += key.size() + 5;
-    return cfg_text.substr(p, cfg_text.find('"', p) - p);
-  };
-  if (!field("model").empty()) title = field("model") + " on " + field("task") + " (" + run_dir + ")";
+  if (!field("model", "model").empty()) title = field("model", "model") + " on " + field("train", "task") + " (" + run_dir + ")";
   std::string data = "$train << EOD\n" + train + "EOD\n";
   if (n_val) data += "$val << EOD\n" + val + "EOD\n";
   std::string valplot_loss = n_val ? ", $val using 1:2 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation loss'" : "";
   std::string valplot_acc = n_val ? ", $val using 1:3 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation accuracy'" : "";
+  std::string levels;
+  for (size_t i = 0; i < style.levels.size(); ++i)  // dash types 2, 3, 4, ... so that levels are told apart
+    levels += ", " + gp_number(style.levels[i].first) + " with lines dt " + std::to_string(2 + i % 4) +
+              " lw 1.5 lc rgb '#444444' title " + gp_quote(style.levels[i].second);
   std::string body =
       "set multiplot layout 1,2 title " + gp_quote(title + (subtitle.empty() ? "" : ": " + subtitle)) + "\n"
-      "set grid\nset xlabel 'step'\nset ylabel 'loss'\nset key top right\n"
+      "set grid\nset xlabel '" + std::string(style.examples ? "examples seen" : "step") + "'\n" +
+      (style.log_x ? "set logscale x\nset format x '%.0s%c'\nset autoscale xfix\n" : "") +  // 100k, 1M, 10M
+      "set ylabel 'loss'\nset key top right\n"
       "plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)'" +
       valplot_loss + "\n"
-      "set ylabel 'accuracy'\nset yrange [0:1]\nset key bottom right\n"
+      "set ylabel 'accuracy'\nset yrange [" + gp_number(style.acc_lo) + ":" + gp_number(style.acc_hi) + "]\nset key " + (style.levels.empty() ? "bottom right" : "top left") + "\n"
       "plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)'" +
-      valplot_acc + "\nset autoscale y\nunset multiplot";
+      valplot_acc + levels + "\nset autoscale y\nunset multiplot";
   draw_with_gnuplot(out_dir.empty() ? run_dir : out_dir, "curves", data, body, 1100, 450);
 }
 
@@ -535,14 +550,42 @@ void draw_bubble_chart(const BubbleChart& c, const std::string& dir, const std::
 int cmd_plot(const std::vector<std::string>& args) {
   for (auto& a : args)
     if (a == "--help" || a == "-h")
-      return std::printf("attnzoo plot --run DIR [--out DIR2]\n"
-                         "  draws a run's training and validation curves (loss and accuracy against step, from\n"
-                         "  DIR/metrics.jsonl) as curves.svg and curves.png, with the gnuplot script curves.gp,\n"
-                         "  in DIR (or DIR2)\n"), 0;
-  Flags f("plot", args, {"run", "out"}, {});
+      return std::printf("attnzoo plot --run DIR [--out DIR2] [--x step|examples] [--log-x] [--acc-range LO:HI]\n"
+                         "             [--levels 'V=LABEL,...']\n"
+                         "  draws a run's training and validation curves (loss and accuracy, from DIR/metrics.jsonl)\n"
+                         "  as curves.svg and curves.png, with the gnuplot script curves.gp, in DIR (or DIR2);\n"
+                         "  --x examples: against examples seen (step x the run's batch), --log-x on a log axis,\n"
+                         "  --acc-range the accuracy panel's range (default 0:1), --levels dashed lines across it\n"
+                         "  (e.g. '0.67=markers kNN,0.5=chance')\n"), 0;
+  Flags f("plot", args, {"run", "out", "x", "acc-range", "levels"}, {"log-x"});
   if (!f.has("run")) fail("plot: --run DIR is required (a run directory holding metrics.jsonl)");
-  std::string run = f.str("run", ""), out = f.str("out", run);
-  draw_run_curves(run, out);
+  std::string run = f.str("run", ""), out = f.str("out", run), x = f.str("x", "step");
+  CurveStyle style;
+  if (x != "step" && x != "examples") fail("plot: --x must be step or examples, got '" + x + "'");
+  style.examples = x == "examples";
+  style.log_x = f.on("log-x");
+  auto number = [](const std::string& t, const std::string& what) {
+    char* end = nullptr;
+    double v = std::strtod(t.c_str(), &end);
+    if (t.empty() || *end || !(v >= 0 && v <= 1)) fail("plot: " + what + " must be a number in 0..1, got '" + t + "'");
+    return v;
+  };
+  if (f.has("acc-range")) {
+    std::string r = f.str("acc-range", "");
+    size_t colon = r.find(':');
+    if (colon == std::string::npos) fail("plot: --acc-range must be LO:HI (e.g. 0.45:0.8), got '" + r + "'");
+    style.acc_lo = number(r.substr(0, colon), "--acc-range's LO");
+    style.acc_hi = number(r.substr(colon + 1), "--acc-range's HI");
+    if (style.acc_lo >= style.acc_hi) fail("plot: --acc-range needs LO < HI, got '" + r + "'");
+  }
+  std::istringstream levels(f.str("levels", ""));
+  for (std::string item; std::getline(levels, item, ',');) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq + 1 == item.size())
+      fail("plot: each of --levels is VALUE=LABEL (e.g. 0.5=chance), got '" + item + "'");
+    style.levels.push_back({number(item.substr(0, eq), "a level of --levels"), item.substr(eq + 1)});
+  }
+  draw_run_curves(run, out, style);
   std::printf("wrote %s/curves.svg and %s/curves.png\n", out.c_str(), out.c_str());
   return 0;
 }

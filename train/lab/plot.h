@@ -73,7 +73,14 @@ void draw_heatmap(const HeatMap& m, const std::string& dir, const std::string& n
 
 // Training and validation curves of one run directory (its metrics.jsonl):
 // loss and accuracy against step, as DIR/curves.{svg,png,gp} (or out_dir/).
-void draw_run_curves(const std::string& run_dir, const std::string& out_dir = "");
+// The style: x as examples seen (step x the run's batch, from its config.json) and on a
+// log axis, the accuracy panel's range, and levels drawn across it (a baseline, chance).
+struct CurveStyle {
+  bool examples = false, log_x = false;
+  double acc_lo = 0, acc_hi = 1;
+  std::vector<std::pair<double, std::string>> levels;  // accuracy, label
+};
+void draw_run_curves(const std::string& run_dir, const std::string& out_dir = "", const CurveStyle& style = {});
 
 // The LRA bubble chart: one bubble per model.
 struct BubblePoint {
