@@ -728,4 +728,13 @@ TEST_CASE("docs/pathfinder-lra.md quotes its run's records: every row, the best,
   CHECK_MESSAGE(gp.substr(v0 + 12, v1 - v0 - 12) == want, "the curve is older than the records: bench/pathfinder_lra.sh full OUT plot");
   CHECK(contains(gp, "set logscale x"));
   CHECK(contains(gp, "markers' kNN (67%)"));
+  // docs/lra.md's paragraph beside the pixel column: the same test accuracy and best validation, in percent
+  const std::string lra = std::regex_replace(read(root / "docs/lra.md"), std::regex(R"(\s+)"), " ");
+  const size_t para = lra.find("**Pathfinder-32, 4x4 patches, LRA's recipe**");
+  REQUIRE(para != std::string::npos);
+  const std::string text = lra.substr(para, lra.find(" What it says", para) - para);
+  REQUIRE(std::regex_search(text, m, std::regex(R"(scores \*\*([0-9.]+)% on test\*\* after ([0-9.]+) million \(best validation ([0-9.]+)%)")));
+  CHECK(m[1].str() == fixed(std::stod(t[2].str()) * 100, 1));
+  CHECK(m[2].str() == fixed(double(best_step) * 512 / 1e6, 1));
+  CHECK(m[3].str() == fixed(best * 100, 1));
 }
