@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <filesystem>
@@ -651,24 +652,13 @@ TEST_CASE("CI's Arm gate: a Makefile edit that leaves the Arm build as it was ke
   }
 }
 
-TEST_CASE("docs/pathfinder-lra.md quotes its run's records: every row, the best, the test accuracy, the steps run, the curve") {
-  // Issue 68's page is written by hand from docs/pathfinder-lra/full/ (metrics.jsonl, the
-  // curve, test.txt from `bench/pathfinder_lra.sh full OUT test`); each figure it
-  // quotes is checked against those records, as the lab's own tables are.
+TEST_CASE("docs/pathfinder-lra.md quotes its runs' records: every row, the best, the test accuracy, the steps run, the curve, the cross-model table") {
+  // Issue 68's page has a section per run (### MODEL), each written from docs/pathfinder-lra/MODEL/
+  // (metrics.jsonl; test.txt from `bench/pathfinder_lra.sh MODEL OUT test`; curves.gp from
+  // `... plot`); its tables are the script's output (`... rows`, `... compare`).  Each figure is
+  // checked against the records themselves, and each table against the script that writes it.
   const fs::path root = src_root(), dir = root / "docs/pathfinder-lra";
-  std::string page = read(root / "docs/pathfinder-lra.md");
-  std::map<int64_t, std::pair<double, double>> val;  // step -> (accuracy, loss)
-  int64_t last = 0, best_step = -1;
-  double best = -1;
-  for (const JsonObject& m : read_jsonl((dir / "full/metrics.jsonl").string())) {
-    const int64_t step = int64_t(json_number(m, "step", -1));
-    last = std::max(last, step);
-    if (!m.count("val_acc")) continue;
-    const double acc = json_number(m, "val_acc", -1);
-    val[step] = {acc, json_number(m, "val_loss", -1)};
-    if (acc > best) best = acc, best_step = step;  // the first step at the best, as best.ckpt keeps it
-  }
-  REQUIRE(val.size() >= 10);
+  const std::string page = read(root / "docs/pathfinder-lra.md");
   auto fixed = [](double v, int digits) {
     char b[32];
     std::snprintf(b, sizeof b, "%.*f", digits, v);
@@ -678,63 +668,177 @@ TEST_CASE("docs/pathfinder-lra.md quotes its run's records: every row, the best,
     s.erase(std::remove(s.begin(), s.end(), ','), s.end());
     return std::stoll(s);
   };
-  // the table: images seen (step x 512), step, validation accuracy (3 places) and loss (4)
-  std::regex row(R"(\| ([0-9,]+) \| ([0-9,]+) \| (\*\*)?([0-9.]+)(\*\*)?( \(best\))? \| ([0-9.]+) \|)");
-  int rows = 0, best_rows = 0;
-  for (auto it = std::sregex_iterator(page.begin(), page.end(), row); it != std::sregex_iterator(); ++it) {
-    const std::smatch& m = *it;
-    const int64_t step = number(m[2]);
-    CAPTURE(m[0].str());
-    REQUIRE(val.count(step));
-    CHECK(number(m[1]) == step * 512);
-    CHECK(m[4].str() == fixed(val[step].first, 3));
-    CHECK(m[7].str() == fixed(val[step].second, 4));
-    if (m[6].matched) {
-      CHECK(step == best_step);
-      ++best_rows;
+  auto flat = [](const std::string& s) { return std::regex_replace(s, std::regex(R"(\s+)"), " "); };
+  auto table_of = [](const std::string& text) {  // the lines of its first table, from its header
+    std::string t;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line[0] == '|') t += line + "\n";
+      else if (!t.empty()) break;
     }
-    ++rows;
+    return t;
+  };
+  struct Run {
+    std::map<int64_t, std::pair<double, double>> val;  // step -> (accuracy, loss)
+    int64_t last = 0, best_step = -1;
+    double best = -1, cpu_s = 0;
+    std::string test_acc;  // eval's line in test.txt, "" before the first test
+  };
+  std::map<std::string, Run> runs;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!fs::exists(e.path() / "metrics.jsonl")) continue;
+    const std::string model = e.path().filename().string();
+    Run& r = runs[model];
+    for (const JsonObject& m : read_jsonl((e.path() / "metrics.jsonl").string())) {
+      const int64_t step = int64_t(json_number(m, "step", -1));
+      r.last = std::max(r.last, step);
+      r.cpu_s = std::max(r.cpu_s, json_number(m, "cpu_seconds", 0));
+      if (!m.count("val_acc")) continue;
+      const double acc = json_number(m, "val_acc", -1);
+      r.val[step] = {acc, json_number(m, "val_loss", -1)};
+      if (acc > r.best) r.best = acc, r.best_step = step;  // the first step at the best, as best.ckpt keeps it
+    }
+    REQUIRE_MESSAGE(!r.val.empty(), model);
+    CAPTURE(model);
+    // its section: from "### MODEL" to the next heading of that level or above
+    const size_t at = page.find("\n### " + model + "\n");
+    REQUIRE_MESSAGE(at != std::string::npos, ("docs/pathfinder-lra.md has no section `### " + model + "`"));
+    const size_t to = page.find("\n#", at + 5);
+    const std::string sec = page.substr(at, to == std::string::npos ? std::string::npos : to - at);
+    // the table: images seen (step x 512), step, validation accuracy (3 places) and loss (4); the script's rows
+    std::regex row(R"(\| ([0-9,]+) \| ([0-9,]+) \| (\*\*)?([0-9.]+)(\*\*)?( \(best\))? \| ([0-9.]+) \|)");
+    int rows = 0, best_rows = 0;
+    for (auto it = std::sregex_iterator(sec.begin(), sec.end(), row); it != std::sregex_iterator(); ++it) {
+      const std::smatch& m = *it;
+      const int64_t step = number(m[2]);
+      CAPTURE(m[0].str());
+      REQUIRE(r.val.count(step));
+      CHECK(number(m[1]) == step * 512);
+      CHECK(m[4].str() == fixed(r.val[step].first, 3));
+      CHECK(m[7].str() == fixed(r.val[step].second, 4));
+      if (m[6].matched) {
+        CHECK(step == r.best_step);
+        ++best_rows;
+      }
+      ++rows;
+    }
+    CHECK(rows >= std::min<int>(3, int(r.val.size())));
+    CHECK(best_rows == 1);
+    std::string out;
+    REQUIRE(run_shell("cd " + root.string() + " && bash bench/pathfinder_lra.sh " + model + " docs/pathfinder-lra/" + model + " rows", &out) == 0);
+    CHECK_MESSAGE(table_of(sec) == out, ("the table is not the records' (bash bench/pathfinder_lra.sh " + model + " OUT rows)"));
+    // the steps run
+    const std::string f = flat(sec);
+    std::smatch m;
+    REQUIRE(std::regex_search(f, m, std::regex(R"(It ran ([0-9,]+) of LRA's 62,500 steps: \*\*([0-9.]+) million images, ([0-9.]+) of the 200 epochs\*\*, in ([0-9,]+) CPU-seconds \(([0-9.]+) CPU-hours\))")));
+    CHECK(number(m[1]) == r.last);
+    CHECK(m[2].str() == fixed(double(r.last) * 512 / 1e6, 2));
+    CHECK(m[3].str() == fixed(double(r.last) * 512 / 160000, 1));
+    CHECK(number(m[4]) == std::llround(r.cpu_s));
+    CHECK(m[5].str() == fixed(r.cpu_s / 3600, 2));
+    // the test accuracy: the best validation's checkpoint, as eval printed it (test.txt)
+    if (fs::exists(e.path() / "test.txt")) {
+      REQUIRE(std::regex_search(f, m, std::regex(R"(\*\*Test accuracy, the best validation's checkpoint \(step ([0-9,]+), ([0-9.]+) million images\): ([0-9.]+)\*\* \(loss ([0-9.]+), ([0-9,]+) test images)")));
+      CHECK(number(m[1]) == r.best_step);
+      CHECK(m[2].str() == fixed(double(r.best_step) * 512 / 1e6, 2));
+      const std::string test_txt = read(e.path() / "test.txt");
+      std::smatch t;
+      REQUIRE(std::regex_search(test_txt, t, std::regex(R"(best.ckpt sha1 ([0-9a-f]{40})\ntest accuracy ([0-9.]+), loss ([0-9.]+) over ([0-9]+) examples)")));
+      CHECK(m[3].str() == t[2].str());
+      CHECK(m[4].str() == t[3].str());
+      CHECK(number(m[5]) == std::stoll(t[4].str()));
+      std::string sha;
+      REQUIRE(run_shell("sha1sum " + (e.path() / "best.ckpt").string() + " | cut -c1-40", &sha) == 0);
+      CHECK_MESSAGE(sha.substr(0, 40) == t[1].str(), ("test.txt was measured on another best.ckpt: bench/pathfinder_lra.sh " + model + " OUT test"));
+      r.test_acc = t[2].str();
+    }
+    // the curve (bench/pathfinder_lra.sh MODEL OUT plot: attnzoo plot against examples seen): its
+    // validation points are the records', x = step x 512, values as written
+    if (fs::exists(e.path() / "curves.gp")) {
+      const std::string gp = read(e.path() / "curves.gp");
+      const size_t v0 = gp.find("$val << EOD\n"), v1 = gp.find("EOD\n", v0 + 12);
+      REQUIRE(v0 != std::string::npos);
+      std::string want;
+      for (const JsonObject& rec : read_jsonl((e.path() / "metrics.jsonl").string()))
+        if (rec.count("val_acc"))
+          want += std::to_string(std::stoll(json_text(rec, "step")) * 512) + " " + json_text(rec, "val_loss") + " " + json_text(rec, "val_acc") + "\n";
+      CHECK_MESSAGE(gp.substr(v0 + 12, v1 - v0 - 12) == want, ("the curve is older than the records: bench/pathfinder_lra.sh " + model + " OUT plot"));
+      CHECK(contains(gp, "set logscale x"));
+      CHECK(contains(gp, "markers' kNN (67%)"));
+    }
   }
-  CHECK(rows >= 8);
-  CHECK(best_rows == 1);
-  // the prose, its line breaks taken out
-  std::string flat = std::regex_replace(page, std::regex(R"(\s+)"), " ");
-  std::smatch m;
-  REQUIRE(std::regex_search(flat, m, std::regex(R"(It has run ([0-9,]+) steps of the 62,500: \*\*([0-9.]+) million images)")));
-  CHECK(number(m[1]) == last);
-  CHECK(m[2].str() == fixed(double(last) * 512 / 1e6, 2));
-  // the test accuracy: the best validation's checkpoint, as eval printed it (test.txt)
-  REQUIRE(std::regex_search(flat, m, std::regex(R"(\*\*Test accuracy, the best validation's checkpoint \(step ([0-9,]+), ([0-9.]+) million images\): ([0-9.]+)\*\* \(loss ([0-9.]+), ([0-9,]+) test images)")));
-  CHECK(number(m[1]) == best_step);
-  CHECK(m[2].str() == fixed(double(best_step) * 512 / 1e6, 2));
-  const std::string test_txt = read(dir / "full/test.txt");
-  std::smatch t;
-  REQUIRE(std::regex_search(test_txt, t, std::regex(R"(best.ckpt sha1 ([0-9a-f]{40})\ntest accuracy ([0-9.]+), loss ([0-9.]+) over ([0-9]+) examples)")));
-  CHECK(m[3].str() == t[2].str());
-  CHECK(m[4].str() == t[3].str());
-  CHECK(number(m[5]) == std::stoll(t[4].str()));
-  std::string sha;
-  REQUIRE(run_shell("sha1sum " + (dir / "full/best.ckpt").string() + " | cut -c1-40", &sha) == 0);
-  CHECK_MESSAGE(sha.substr(0, 40) == t[1].str(), "test.txt was measured on another best.ckpt: bench/pathfinder_lra.sh full OUT test");
-  // the curve (bench/pathfinder_lra.sh full OUT plot: attnzoo plot against examples seen): its
-  // validation points are the records', x = step x 512, values as written
-  const std::string gp = read(dir / "full/curves.gp");
-  const size_t v0 = gp.find("$val << EOD\n"), v1 = gp.find("EOD\n", v0 + 12);
-  REQUIRE(v0 != std::string::npos);
-  std::string want;
-  for (const JsonObject& r : read_jsonl((dir / "full/metrics.jsonl").string()))
-    if (r.count("val_acc"))
-      want += std::to_string(std::stoll(json_text(r, "step")) * 512) + " " + json_text(r, "val_loss") + " " + json_text(r, "val_acc") + "\n";
-  CHECK_MESSAGE(gp.substr(v0 + 12, v1 - v0 - 12) == want, "the curve is older than the records: bench/pathfinder_lra.sh full OUT plot");
-  CHECK(contains(gp, "set logscale x"));
-  CHECK(contains(gp, "markers' kNN (67%)"));
-  // docs/lra.md's paragraph beside the pixel column: the same test accuracy and best validation, in percent
-  const std::string lra = std::regex_replace(read(root / "docs/lra.md"), std::regex(R"(\s+)"), " ");
+  REQUIRE(runs.count("full"));
+  {  // the rows of a hand-made run: epochs 1-3, 5 and 6 (5 is not on the grid, 6 is); 0.60 twice, then
+     // the last eval: the first 0.60 is the best (best.ckpt keeps the first), 0.55 is where it left chance
+    TempDir t("az_pfrows");
+    std::ofstream(t.path + "/metrics.jsonl")
+        << "{\"step\":313,\"cpu_seconds\":1.5,\"val_acc\":0.5,\"val_loss\":0.69314}\n"
+           "{\"step\":626,\"cpu_seconds\":3,\"val_acc\":0.55,\"val_loss\":0.68}\n"
+           "{\"step\":939,\"cpu_seconds\":4.5,\"val_acc\":0.6,\"val_loss\":0.66666}\n"
+           "{\"step\":1565,\"cpu_seconds\":6,\"val_acc\":0.6,\"val_loss\":0.65}\n"
+           "{\"step\":1878,\"cpu_seconds\":7.5,\"val_acc\":0.5981,\"val_loss\":0.64449}\n"
+           "{\"step\":1900,\"cpu_seconds\":7.6,\"interrupted\":15}\n";
+    std::string out;
+    REQUIRE(run_shell("cd " + root.string() + " && bash bench/pathfinder_lra.sh full " + t.path + " rows", &out) == 0);
+    CHECK(out ==
+          "| images seen | step | validation accuracy | validation loss |\n"
+          "|---:|---:|---:|---:|\n"
+          "| 160,256 | 313 | 0.500 | 0.6931 |\n"
+          "| 320,512 | 626 | 0.550 | 0.6800 |\n"
+          "| 480,768 | 939 | **0.600** (best) | 0.6667 |\n"
+          "| 961,536 | 1,878 | 0.598 | 0.6445 |\n");
+  }
+  // The cross-model table: validation accuracy (%) at 8, 16, 32, 64, 128 epochs (step = 313 E) and at
+  // the end (step 62,500), blank where a run has not got there; the images each run saw.
+  const size_t c0 = page.find("| model | 1.28M (8 epochs) |");
+  REQUIRE(c0 != std::string::npos);
+  const std::string cmp = table_of(page.substr(c0));
+  std::string out;
+  REQUIRE(run_shell("cd " + root.string() + " && bash bench/pathfinder_lra.sh compare", &out) == 0);
+  CHECK_MESSAGE(cmp == out, "the cross-model table is not the records' (bash bench/pathfinder_lra.sh compare)");
+  int cmp_rows = 0;
+  std::istringstream lines(cmp);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> cell;  // "| full | 50.0 | |" -> {"full", "50.0", ""}
+    for (size_t i = 1, j; (j = line.find('|', i)) != std::string::npos; i = j + 1) {
+      const std::string c = line.substr(i, j - i);
+      const size_t b = c.find_first_not_of(' '), e = c.find_last_not_of(' ');
+      cell.push_back(b == std::string::npos ? "" : c.substr(b, e - b + 1));
+    }
+    if (cell.size() != 8 || !runs.count(cell[0])) continue;
+    CAPTURE(line);
+    const Run& r = runs[cell[0]];
+    const int64_t steps[] = {8 * 313, 16 * 313, 32 * 313, 64 * 313, 128 * 313, 62500};
+    for (int k = 0; k < 6; ++k)
+      CHECK(cell[k + 1] == (r.val.count(steps[k]) ? fixed(100 * r.val.at(steps[k]).first, 1) : ""));
+    CHECK(cell[7] == fixed(double(r.last) * 512 / 1e6, 2) + "M");
+    ++cmp_rows;
+  }
+  CHECK(cmp_rows == int(runs.size()));
+  // docs/lra.md's row set beside the pixel column: per run, the images seen, the best validation
+  // (%) and where, the test accuracy (%) of its checkpoint, and the CPU-hours
+  const std::string lra = read(root / "docs/lra.md");
   const size_t para = lra.find("**Pathfinder-32, 4x4 patches, LRA's recipe**");
   REQUIRE(para != std::string::npos);
-  const std::string text = lra.substr(para, lra.find(" What it says", para) - para);
-  REQUIRE(std::regex_search(text, m, std::regex(R"(scores \*\*([0-9.]+)% on test\*\* after ([0-9.]+) million \(best validation ([0-9.]+)%)")));
-  CHECK(m[1].str() == fixed(std::stod(t[2].str()) * 100, 1));
-  CHECK(m[2].str() == fixed(double(best_step) * 512 / 1e6, 1));
-  CHECK(m[3].str() == fixed(best * 100, 1));
+  const size_t t0 = lra.find("| model | images seen | best validation |", para);
+  REQUIRE(t0 != std::string::npos);
+  std::regex lra_row(R"(\| (\w+) \| ([0-9.]+)M \(([0-9.]+) epochs\) \| ([0-9.]+) at ([0-9.]+)M \| ([0-9.]+|not yet) \| ([0-9.]+) \|)");
+  const std::string lra_table = table_of(lra.substr(t0));
+  REQUIRE(run_shell("cd " + root.string() + " && bash bench/pathfinder_lra.sh summary", &out) == 0);
+  CHECK_MESSAGE(lra_table == out, "docs/lra.md's row set is not the records' (bash bench/pathfinder_lra.sh summary)");
+  int lra_rows = 0;
+  for (auto it = std::sregex_iterator(lra_table.begin(), lra_table.end(), lra_row); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    CAPTURE(m[0].str());
+    REQUIRE(runs.count(m[1].str()));
+    const Run& r = runs[m[1].str()];
+    CHECK(m[2].str() == fixed(double(r.last) * 512 / 1e6, 2));
+    CHECK(m[3].str() == fixed(double(r.last) * 512 / 160000, 1));
+    CHECK(m[4].str() == fixed(100 * r.best, 1));
+    CHECK(m[5].str() == fixed(double(r.best_step) * 512 / 1e6, 2));
+    CHECK(m[6].str() == (r.test_acc.empty() ? "not yet" : fixed(100 * std::stod(r.test_acc), 1)));
+    CHECK(m[7].str() == fixed(r.cpu_s / 3600, 1));
+    ++lra_rows;
+  }
+  CHECK(lra_rows == int(runs.size()));
 }
