@@ -210,10 +210,10 @@ void draw_run_curves(const std::string& run_dir, const std::string& out_dir, con
       "set multiplot layout 1,2 title " + gp_quote(title + (subtitle.empty() ? "" : ": " + subtitle)) + "\n"
       "set grid\nset xlabel '" + std::string(style.examples ? "examples seen" : "step") + "'\n" +
       (style.log_x ? "set logscale x\nset format x '%.0s%c'\nset autoscale xfix\n" : "") +  // 100k, 1M, 10M
-      "set ylabel 'loss'\nset key top right\n"
+      "set ylabel 'loss'\nset key top right Right noreverse\n"
       "plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)'" +
       valplot_loss + "\n"
-      "set ylabel 'accuracy'\nset yrange [" + gp_number(style.acc_lo) + ":" + gp_number(style.acc_hi) + "]\nset key " + (style.levels.empty() ? "bottom right" : "top left") + "\n"
+      "set ylabel 'accuracy'\nset yrange [" + gp_number(style.acc_lo) + ":" + gp_number(style.acc_hi) + "]\nset key " + (style.levels.empty() ? "bottom right Right noreverse" : "top left Left reverse") + "\n"
       "plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)'" +
       valplot_acc + levels + "\nset autoscale y\nunset multiplot";
   draw_with_gnuplot(out_dir.empty() ? run_dir : out_dir, "curves", data, body, 1100, 450);
