@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # LRA's Pathfinder-32 recipe on 4x4 patches (issue 68), resumable, at a low priority beside other work.
 #
-#   bash bench/pathfinder_lra.sh MODEL [OUT] [STOP_AFTER|test|plot|rows]
+#   bash bench/pathfinder_lra.sh MODEL [OUT] [STOP_AFTER|test|plot|rows|publish]
 #   bash bench/pathfinder_lra.sh compare|summary
 #       MODEL       full, local, linear or performer (default full), each with its LRA config
 #       OUT         the run's folder (default runs/pf-lra-MODEL); a rerun resumes from OUT/last.ckpt,
@@ -14,6 +14,10 @@
 #                   docs/pathfinder-lra.md (validation at epochs 1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45,
 #                   64, 91, 128, 181 and 200, about a factor sqrt 2 apart, with the first at 55% or
 #                   more (where it leaves chance), the best and the last)
+#                   or `publish`: test (where best.ckpt changed since test.txt) and plot OUT, copy its
+#                   records into docs/pathfinder-lra/MODEL/, and write the three tables into
+#                   docs/pathfinder-lra.md (under `### MODEL`, which must exist) and docs/lra.md;
+#                   the prose around them is left to you, and test_docs names what is stale
 #       summary     every committed run's images seen, best validation, test accuracy and CPU-hours:
 #                   the row set of docs/lra.md
 #       compare     validation accuracy of every committed run (docs/pathfinder-lra/*/) at equal
@@ -134,6 +138,32 @@ if [ "$STOP" = rows ]; then
                                      a = sprintf("%.3f", A[i]); if (i == bi) a = "**" a "** (best)"
                                      printf "| %s | %s | %s | %.4f |\n", commas(S[i] * 512), commas(S[i]), a, L[i] } }' "$OUT/metrics.jsonl"
   exit 0
+fi
+# Replace the table (a run of lines starting with "|") that first follows the line matching $2 in $1
+# with the output of the command in $3.
+put_table() {
+  local file=$1 after=$2 new
+  new=$(bash "$0" "${@:3}") || return 1
+  awk -v after="$after" -v new="$new" '
+    !done && !armed && $0 ~ after { armed = 1 }
+    armed && !done && /^\|/ { if (!intable) { print new; intable = 1 }; next }
+    armed && intable && !/^\|/ { done = 1 }
+    { print }
+    END { if (!done && !intable) { print "pathfinder_lra: no table after /" after "/" > "/dev/stderr"; exit 1 } }' "$file" > "$file.tmp" &&
+    mv "$file.tmp" "$file"
+}
+if [ "$STOP" = publish ]; then
+  SAVED=docs/pathfinder-lra/$MODEL
+  grep -q "^### $MODEL\$" docs/pathfinder-lra.md || { echo "pathfinder_lra: docs/pathfinder-lra.md has no section '### $MODEL'; write its prose first" >&2; exit 2; }
+  if [ ! -f "$OUT/test.txt" ] || ! grep -q "$(sha1sum "$OUT/best.ckpt" | cut -d' ' -f1)" "$OUT/test.txt"; then bash "$0" "$MODEL" "$OUT" test; fi
+  bash "$0" "$MODEL" "$OUT" plot
+  if [ "$(realpath "$OUT")" != "$(realpath -m "$SAVED")" ]; then
+    mkdir -p "$SAVED" && cp "$OUT"/{metrics.jsonl,last.ckpt,best.ckpt,config.json,test.txt,curves.gp,curves.png,curves.svg} "$SAVED"/
+  fi
+  put_table docs/pathfinder-lra.md "^### $MODEL\$" "$MODEL" "$SAVED" rows &&
+    put_table docs/pathfinder-lra.md '^## The runs at equal images seen' compare &&
+    put_table docs/lra.md 'Pathfinder-32, 4x4 patches, LRA' summary
+  exit
 fi
 case "$STOP" in
   ''|*[!0-9]*) echo "pathfinder_lra: the third argument is a step to stop after, test, plot or rows; got '$STOP'" >&2; exit 2 ;;

@@ -279,11 +279,11 @@ set logscale x
 set format x '%.0s%c'
 set autoscale xfix
 set ylabel 'loss'
-set key top right
+set key top right Right noreverse
 plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)', $val using 1:2 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation loss'
 set ylabel 'accuracy'
 set yrange [0.45:0.8]
-set key top left
+set key top left Left reverse
 plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)', $val using 1:3 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation accuracy', 0.67 with lines dt 2 lw 1.5 lc rgb '#444444' title "markers' kNN (67%)", 0.5 with lines dt 3 lw 1.5 lc rgb '#444444' title "chance"
 set autoscale y
 unset multiplot
@@ -297,11 +297,11 @@ set logscale x
 set format x '%.0s%c'
 set autoscale xfix
 set ylabel 'loss'
-set key top right
+set key top right Right noreverse
 plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)', $val using 1:2 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation loss'
 set ylabel 'accuracy'
 set yrange [0.45:0.8]
-set key top left
+set key top left Left reverse
 plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)', $val using 1:3 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation accuracy', 0.67 with lines dt 2 lw 1.5 lc rgb '#444444' title "markers' kNN (67%)", 0.5 with lines dt 3 lw 1.5 lc rgb '#444444' title "chance"
 set autoscale y
 unset multiplot
