@@ -55,39 +55,40 @@
 set -euo pipefail
 MODEL=${1:-full}
 AZ=${AZ:-build/attnzoo}
-# Validation accuracy (%) of each committed run at equal images seen: the eval at epoch E, for
-# E = 8, 16, 32, 64, 128, 200 (x 160,000 images); blank where a run has not got there yet.
+# The records are metrics.jsonl, one flat JSON object a line; field("val_acc") reads one of the
+# current line's fields in awk ("" where it has none).
+FIELD='function field(k,  i) { for (i = 2; i < NF; i++) if ($i == "\"" k "\"") return $(i+1); return "" }'
+RUNS="full local linear performer"
 # The row set of docs/lra.md: per committed run, the images seen (and epochs), the best validation
 # accuracy (%) and where, the test accuracy (%) of that checkpoint (test.txt), and the CPU-hours.
 if [ "$MODEL" = summary ]; then
   echo "| model | images seen | best validation | test | CPU-hours |"
   echo "|---|---:|---:|---:|---:|"
-  for m in full local linear performer; do
+  for m in $RUNS; do
     f=docs/pathfinder-lra/$m/metrics.jsonl
     [ -f "$f" ] || continue
     t=$(sed -n 's/^test accuracy \([0-9.]*\),.*/\1/p' "docs/pathfinder-lra/$m/test.txt" 2>/dev/null || true)
-    awk -v m="$m" -v t="$t" -F'[,:{}]' '
-      { step = 0; acc = ""; cpu = 0
-        for (i = 2; i < NF; i++) { if ($i == "\"step\"") step = $(i+1); if ($i == "\"val_acc\"") acc = $(i+1)
-                                   if ($i == "\"cpu_seconds\"") cpu = $(i+1) }
-        if (step > last) last = step
-        if (cpu > cpus) cpus = cpu
+    awk -v m="$m" -v t="$t" -F'[,:{}]' "$FIELD"'
+      { step = field("step"); acc = field("val_acc"); cpu = field("cpu_seconds")
+        if (step + 0 > last) last = step
+        if (cpu + 0 > cpus) cpus = cpu
         if (acc != "" && (n++ == 0 || acc + 0 > best + 0)) { best = acc; bs = step } }
       END { printf "| %s | %.2fM (%.1f epochs) | %.1f at %.2fM | %s | %.1f |\n", m, last * 512 / 1e6, last * 512 / 160000,
                    100 * best, bs * 512 / 1e6, (t == "" ? "not yet" : sprintf("%.1f", 100 * t)), cpus / 3600 }' "$f"
   done
   exit 0
 fi
+# Validation accuracy (%) of each committed run at equal images seen: the eval at epoch E, for
+# E = 8, 16, 32, 64, 128 (step 313 E) and 200 (the last step, 62,500); blank where a run has not got there.
 if [ "$MODEL" = compare ]; then
   echo "| model | 1.28M (8 epochs) | 2.56M (16) | 5.12M (32) | 10.24M (64) | 20.48M (128) | 32M (200) | images seen |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-  for m in full local linear performer; do
+  for m in $RUNS; do
     f=docs/pathfinder-lra/$m/metrics.jsonl
     [ -f "$f" ] || continue
-    awk -v m="$m" -F'[,:{}]' '
-      { step = 0; acc = ""
-        for (i = 2; i < NF; i++) { if ($i == "\"step\"") step = $(i+1); if ($i == "\"val_acc\"") acc = $(i+1) }
-        if (step > last) last = step
+    awk -v m="$m" -F'[,:{}]' "$FIELD"'
+      { step = field("step"); acc = field("val_acc")
+        if (step + 0 > last) last = step
         if (acc != "") at[step] = acc }
       END { printf "| %s |", m
             n = split("8 16 32 64 128 200", E, " ")
@@ -122,11 +123,9 @@ fi
 if [ "$STOP" = rows ]; then
   echo "| images seen | step | validation accuracy | validation loss |"
   echo "|---:|---:|---:|---:|"
-  awk -F'[,:{}]' '
+  awk -F'[,:{}]' "$FIELD"'
     function commas(n,  s) { s = sprintf("%d", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s); return s }
-    { step = 0; acc = ""; loss = ""
-      for (i = 2; i < NF; i++) { if ($i == "\"step\"") step = $(i+1)
-                                 if ($i == "\"val_acc\"") acc = $(i+1); if ($i == "\"val_loss\"") loss = $(i+1) }
+    { step = field("step"); acc = field("val_acc"); loss = field("val_loss")
       if (acc == "") next
       n++; S[n] = step; A[n] = acc; L[n] = loss
       if (acc + 0 > best + 0 || n == 1) { best = acc; bi = n }
