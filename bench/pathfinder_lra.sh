@@ -3,7 +3,8 @@
 #
 #   bash bench/pathfinder_lra.sh MODEL [OUT] [STOP_AFTER|test|plot|rows|publish]
 #   bash bench/pathfinder_lra.sh compare|summary
-#       MODEL       full, local, linear or performer (default full), each with its LRA config
+#       MODEL       full, local, linear or performer (default full), each with its LRA config, or
+#                   full-2x2: full attention's config on 2x2 patches (256 tokens of 4 pixels)
 #       OUT         the run's folder (default runs/pf-lra-MODEL); a rerun resumes from OUT/last.ckpt,
 #                   or, where OUT has none, from the run committed in docs/pathfinder-lra/MODEL/
 #       STOP_AFTER  stop (saving last.ckpt) after this step; the next call goes on from there;
@@ -58,7 +59,7 @@ AZ=${AZ:-build/attnzoo}
 # The records are metrics.jsonl, one flat JSON object a line; field("val_acc") reads one of the
 # current line's fields in awk ("" where it has none).
 FIELD='function field(k,  i) { for (i = 2; i < NF; i++) if ($i == "\"" k "\"") return $(i+1); return "" }'
-RUNS="full local linear performer"
+RUNS="full local linear performer full-2x2"
 # The row set of docs/lra.md: per committed run, the images seen (and epochs), the best validation
 # accuracy (%) and where, the test accuracy (%) of that checkpoint (test.txt), and the CPU-hours.
 if [ "$MODEL" = summary ]; then
@@ -100,16 +101,18 @@ if [ "$MODEL" = compare ]; then
 fi
 OUT=${2:-runs/pf-lra-$MODEL}
 STOP=${3:-0}
-args=(train --task pathfinder --style lra --difficulty 14 --input patches --patch 4 --n 200000 --baselines 0
-      --model "$MODEL" --pool mean --positions sinusoidal
+PATCH=4 ARCH=$MODEL
+[ "$MODEL" = full-2x2 ] && PATCH=2 ARCH=full
+args=(train --task pathfinder --style lra --difficulty 14 --input patches --patch $PATCH --n 200000 --baselines 0
+      --model "$ARCH" --pool mean --positions sinusoidal
       --batch 512 --lr 1e-3 --weight-decay 0 --clip 0 --warmup 313 --schedule cosine --steps 62500
       --eval-every 313 --log-every 313 --seed 1 --quiet --out "$OUT")
 case "$MODEL" in
-  full)      args+=(--layers 1 --heads 4 --dim 128 --ffn 128 --dropout 0.2) ;;
-  local)     args+=(--layers 2 --heads 4 --dim 64 --ffn 64 --dropout 0.1 --window 2 --block 8) ;;
-  linear)    args+=(--layers 1 --heads 2 --dim 128 --ffn 128 --dropout 0.2) ;;
-  performer) args+=(--layers 4 --heads 8 --dim 32 --ffn 32 --dropout 0.2) ;;
-  *) echo "pathfinder_lra: LRA's Pathfinder-32 configs name full, local, linear and performer; got '$MODEL'" >&2; exit 2 ;;
+  full|full-2x2) args+=(--layers 1 --heads 4 --dim 128 --ffn 128 --dropout 0.2) ;;
+  local)         args+=(--layers 2 --heads 4 --dim 64 --ffn 64 --dropout 0.1 --window 2 --block 8) ;;
+  linear)        args+=(--layers 1 --heads 2 --dim 128 --ffn 128 --dropout 0.2) ;;
+  performer)     args+=(--layers 4 --heads 8 --dim 32 --ffn 32 --dropout 0.2) ;;
+  *) echo "pathfinder_lra: LRA's Pathfinder-32 configs name full, local, linear and performer (and full-2x2 for 2x2 patches); got '$MODEL'" >&2; exit 2 ;;
 esac
 if [ "$STOP" = test ]; then
   { echo "best.ckpt sha1 $(sha1sum "$OUT/best.ckpt" | cut -d' ' -f1)"

@@ -700,6 +700,33 @@ TEST_CASE("docs/pathfinder-lra.md quotes its runs' records: every row, the best,
     }
     REQUIRE_MESSAGE(!r.val.empty(), model);
     CAPTURE(model);
+    {  // it ran LRA's config for its name (lra_benchmarks/image/configs/pathfinder32/MODEL_base.py,
+       // read by hand): model, layers, heads, width, MLP, dropout, window, patch; and the base recipe
+      static const std::map<std::string, std::vector<std::pair<std::string, std::string>>> lra = {
+          {"full", {{"model", "full"}, {"layers", "1"}, {"heads", "4"}, {"dim", "128"}, {"ffn", "128"}, {"dropout", "0.2"}, {"task.patch", "4"}}},
+          {"full-2x2", {{"model", "full"}, {"layers", "1"}, {"heads", "4"}, {"dim", "128"}, {"ffn", "128"}, {"dropout", "0.2"}, {"task.patch", "2"}}},
+          {"local", {{"model", "local"}, {"layers", "2"}, {"heads", "4"}, {"dim", "64"}, {"ffn", "64"}, {"dropout", "0.1"}, {"knob.window", "2"}, {"knob.block", "8"}, {"task.patch", "4"}}},
+          {"linear", {{"model", "linear"}, {"layers", "1"}, {"heads", "2"}, {"dim", "128"}, {"ffn", "128"}, {"dropout", "0.2"}, {"task.patch", "4"}}},
+          {"performer", {{"model", "performer"}, {"layers", "4"}, {"heads", "8"}, {"dim", "32"}, {"ffn", "32"}, {"dropout", "0.2"}, {"task.patch", "4"}}}};
+      REQUIRE_MESSAGE(lra.count(model), ("docs/pathfinder-lra/" + model + " is not one of LRA's Pathfinder-32 configs"));
+      std::vector<std::pair<std::string, std::string>> want = lra.at(model);
+      for (const char* kv : {"pool=mean", "positions=sinusoidal", "attn_dropout=0", "batch=512", "lr=0.001", "weight_decay=0", "clip=0",
+                             "warmup=313", "schedule=cosine", "steps=62500", "eval_every=313", "seed=1", "task=pathfinder",
+                             "task.style=lra", "task.difficulty=14", "task.input=patches", "task.n=200000"}) {
+        const std::string s = kv;
+        want.emplace_back(s.substr(0, s.find('=')), s.substr(s.find('=') + 1));
+      }
+      const std::string config = read(e.path() / "config.json");
+      for (const auto& [key, value] : want) {
+        std::smatch v;
+        CAPTURE(key);
+        REQUIRE(std::regex_search(config, v, std::regex("\"" + std::regex_replace(key, std::regex(R"(\.)"), R"(\.)") + "\":\"([^\"]*)\"")));
+        if (std::isdigit(static_cast<unsigned char>(value[0])))  // floats are written to 17 digits: 0.2 -> 0.20000000298023224
+          CHECK(std::stod(v[1].str()) == doctest::Approx(std::stod(value)).epsilon(1e-6));
+        else
+          CHECK(v[1].str() == value);
+      }
+    }
     // its section: from "### MODEL" to the next heading of that level or above
     const size_t at = page.find("\n### " + model + "\n");
     REQUIRE_MESSAGE(at != std::string::npos, ("docs/pathfinder-lra.md has no section `### " + model + "`"));
@@ -822,7 +849,7 @@ TEST_CASE("docs/pathfinder-lra.md quotes its runs' records: every row, the best,
   REQUIRE(para != std::string::npos);
   const size_t t0 = lra.find("| model | images seen | best validation |", para);
   REQUIRE(t0 != std::string::npos);
-  std::regex lra_row(R"(\| (\w+) \| ([0-9.]+)M \(([0-9.]+) epochs\) \| ([0-9.]+) at ([0-9.]+)M \| ([0-9.]+|not yet) \| ([0-9.]+) \|)");
+  std::regex lra_row(R"(\| ([\w-]+) \| ([0-9.]+)M \(([0-9.]+) epochs\) \| ([0-9.]+) at ([0-9.]+)M \| ([0-9.]+|not yet) \| ([0-9.]+) \|)");
   const std::string lra_table = table_of(lra.substr(t0));
   REQUIRE(run_shell("cd " + root.string() + " && bash bench/pathfinder_lra.sh summary", &out) == 0);
   CHECK_MESSAGE(lra_table == out, "docs/lra.md's row set is not the records' (bash bench/pathfinder_lra.sh summary)");
@@ -841,4 +868,7 @@ TEST_CASE("docs/pathfinder-lra.md quotes its runs' records: every row, the best,
     ++lra_rows;
   }
   CHECK(lra_rows == int(runs.size()));
+  // a model LRA's Pathfinder-32 configs do not name: one line saying which they name, exit 2, nothing run
+  CHECK(run_shell("cd " + root.string() + " && bash bench/pathfinder_lra.sh sinkhorn 2>&1", &out) == 2);
+  CHECK(out == "pathfinder_lra: LRA's Pathfinder-32 configs name full, local, linear and performer (and full-2x2 for 2x2 patches); got 'sinkhorn'\n");
 }
