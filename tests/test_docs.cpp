@@ -763,6 +763,14 @@ TEST_CASE("docs/pathfinder-lra.md quotes its runs' records: every row, the best,
     CHECK(m[3].str() == fixed(double(r.last) * 512 / 160000, 1));
     CHECK(number(m[4]) == std::llround(r.cpu_s));
     CHECK(m[5].str() == fixed(r.cpu_s / 3600, 2));
+    // every validation accuracy the prose quotes as "N.N% at step S" is the records' at that step
+    const std::regex quoted(R"(([0-9]+\.[0-9])% at step ([0-9,]+))");
+    for (auto it = std::sregex_iterator(f.begin(), f.end(), quoted); it != std::sregex_iterator(); ++it) {
+      const std::smatch& q = *it;
+      CAPTURE(q[0].str());
+      REQUIRE(r.val.count(number(q[2])));
+      CHECK(q[1].str() == fixed(100 * r.val[number(q[2])].first, 1));
+    }
     // the test accuracy: the best validation's checkpoint, as eval printed it (test.txt)
     if (fs::exists(e.path() / "test.txt")) {
       REQUIRE(std::regex_search(f, m, std::regex(R"(\*\*Test accuracy, the best validation's checkpoint \(step ([0-9,]+), ([0-9.]+) million images\): ([0-9.]+)\*\* \(loss ([0-9.]+), ([0-9,]+) test images)")));
