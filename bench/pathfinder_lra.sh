@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # LRA's Pathfinder-32 recipe on 4x4 patches (issue 68), resumable, at a low priority beside other work.
 #
-#   bash bench/pathfinder_lra.sh MODEL [OUT] [STOP_AFTER|test|plot|rows|publish]
+#   bash bench/pathfinder_lra.sh MODEL [OUT] [STOP_AFTER|args|test|plot|rows|publish]
 #   bash bench/pathfinder_lra.sh compare|summary
 #       MODEL       full, local, linear or performer (default full), each with its LRA config, or
 #                   full-2x2: full attention's config on 2x2 patches (256 tokens of 4 pixels)
 #       OUT         the run's folder (default runs/pf-lra-MODEL); a rerun resumes from OUT/last.ckpt,
 #                   or, where OUT has none, from the run committed in docs/pathfinder-lra/MODEL/
 #       STOP_AFTER  stop (saving last.ckpt) after this step; the next call goes on from there;
-#                   or `test`: evaluate OUT/best.ckpt on the test split into OUT/test.txt (the
+#                   or `args`: print a fresh run's command line; or `test`: evaluate OUT/best.ckpt on
+#                   the test split into OUT/test.txt (the
 #                   checkpoint's sha1 and eval's line, which docs/pathfinder-lra.md quotes); or `plot`:
 #                   the learning curve, OUT/curves.{png,svg,gp} (accuracy and loss against images seen,
 #                   log x, the markers' kNN and chance drawn across); or `rows`: the run's table for
@@ -114,6 +115,7 @@ case "$MODEL" in
   performer)     args+=(--layers 4 --heads 8 --dim 32 --ffn 32 --dropout 0.2) ;;
   *) echo "pathfinder_lra: LRA's Pathfinder-32 configs name full, local, linear and performer (and full-2x2 for 2x2 patches); got '$MODEL'" >&2; exit 2 ;;
 esac
+if [ "$STOP" = args ]; then echo "$AZ ${args[*]}"; exit 0; fi  # a fresh run's command line
 if [ "$STOP" = test ]; then
   { echo "best.ckpt sha1 $(sha1sum "$OUT/best.ckpt" | cut -d' ' -f1)"
     env OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} "$AZ" eval --ckpt "$OUT/best.ckpt" --split test; } > "$OUT/test.txt.tmp"
@@ -168,7 +170,7 @@ if [ "$STOP" = publish ]; then
   exit
 fi
 case "$STOP" in
-  ''|*[!0-9]*) echo "pathfinder_lra: the third argument is a step to stop after, test, plot or rows; got '$STOP'" >&2; exit 2 ;;
+  ''|*[!0-9]*) echo "pathfinder_lra: the third argument is a step to stop after, args, test, plot, rows or publish; got '$STOP'" >&2; exit 2 ;;
 esac
 # A fresh machine: the run goes on from the records committed under docs/pathfinder-lra/MODEL/.
 SAVED=docs/pathfinder-lra/$MODEL

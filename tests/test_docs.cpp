@@ -716,6 +716,13 @@ TEST_CASE("docs/pathfinder-lra.md quotes its runs' records: every row, the best,
         const std::string s = kv;
         want.emplace_back(s.substr(0, s.find('=')), s.substr(s.find('=') + 1));
       }
+      // the script's own command line for a fresh run of this name sets the same flags
+      std::string cmd;
+      REQUIRE(run_shell("cd " + root.string() + " && bash bench/pathfinder_lra.sh " + model + " /nonexistent args", &cmd) == 0);
+      cmd = " " + cmd.substr(0, cmd.find('\n')) + " ";
+      static const std::map<std::string, std::string> flag = {{"task.patch", "patch"}, {"knob.window", "window"}, {"knob.block", "block"}};
+      for (const auto& [key, value] : lra.at(model))
+        CHECK_MESSAGE(contains(cmd, " --" + (flag.count(key) ? flag.at(key) : key) + " " + value + " "), (key + " in" + cmd));
       const std::string config = read(e.path() / "config.json");
       for (const auto& [key, value] : want) {
         std::smatch v;
