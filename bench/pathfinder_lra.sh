@@ -9,8 +9,8 @@
 #                   or, where OUT has none, from the run committed in docs/pathfinder-lra/MODEL/
 #       STOP_AFTER  stop (saving last.ckpt) after this step; the next call goes on from there;
 #                   or `args`: print a fresh run's command line; or `test`: evaluate OUT/best.ckpt on
-#                   the test split into OUT/test.txt (the
-#                   checkpoint's sha1 and eval's line, which docs/pathfinder-lra.md quotes); or `plot`:
+#                   the test split into OUT/test.txt (the checkpoint's sha1 and eval's line, which
+#                   docs/pathfinder-lra.md quotes); or `plot`:
 #                   the learning curve, OUT/curves.{png,svg,gp} (accuracy and loss against images seen,
 #                   log x, the markers' kNN and chance drawn across); or `rows`: the run's table for
 #                   docs/pathfinder-lra.md (validation at epochs 1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45,
