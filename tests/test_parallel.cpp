@@ -1,7 +1,8 @@
 // train/parallel.h: batch-parallel steps.  The parameters after N steps are the same bits at
 // 1, 2 and 3 threads for every model (dropout, Reformer's rotations, Performer's and RFA's
 // redraws, Routing's centroids and Sinkhorn's noise included) and a causal language model;
-// the sharded gradient is the batch mean; a shard's error reaches the caller.
+// the sharded gradient is the batch mean; a shard's error reaches the caller; evaluation scores
+// a batch in the shards a step would cut it into, to the same bits at any thread count.
 #include <doctest/doctest.h>
 
 #include <omp.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "attention/attention.h"
@@ -174,5 +176,62 @@ TEST_CASE("a causal language model trains to the same bits at 1, 2 and 3 threads
     Bits one = train_bits(tc, m, 1, 256);
     CHECK(first_difference(one, train_bits(tc, m, 2, 256)) == "");
     CHECK(first_difference(one, train_bits(tc, m, 3, 256)) == "");
+  }
+}
+
+TEST_CASE("evaluation scores each batch in its step's shards: the same bits at 1, 2 and 3 threads, whole batches' result") {
+  // 10 examples of 200 to 290 tokens, scored in batches of 10 (sorted by length, one batch of
+  // N 290): batch-parallel cuts it as a step would, 3 shards (2900 tokens) of 4, 3 and 3; ops
+  // scores it whole.  A whole batch of 512 examples of 256 tokens on one thread held 4.4 GB of
+  // attention scores (issue 68); a shard holds what a training step's shard does.
+  ModelConfig m;
+  m.vocab = 16, m.num_classes = 3, m.max_len = 310, m.dim = 16, m.heads = 2, m.layers = 1, m.ffn = 16;
+  global_rng() = Rng(4);
+  SequenceClassifier model(m);
+  Dataset d;
+  d.vocab_size = 16, d.num_classes = 3;
+  for (int i = 0; i < 10; ++i) {
+    std::vector<int32_t> s;
+    for (int t = 0; t < 200 + 10 * i; ++t) s.push_back(1 + (t * 7 + i) % 15);
+    d.seqs.push_back(s), d.labels.push_back(i % 3);
+  }
+  BatchOptions opts;
+  opts.batch = 10, opts.max_len = 310;
+  // How many forwards the model ran: one softmax a forward (one layer of full attention).
+  auto softmax_calls = [] {
+    std::istringstream table(Profiler::table());
+    for (std::string op; table >> op;) {
+      double fwd_ms, bwd_ms;
+      int64_t fwd_n = 0;
+      if (op == "softmax" && (table >> fwd_ms >> bwd_ms >> fwd_n)) return fwd_n;
+      table.ignore(1 << 20, '\n');
+    }
+    return int64_t(0);
+  };
+  auto eval = [&](Parallel mode, int threads, int64_t* forwards) {
+    ThreadCount t(threads);
+    ParallelSettings saved = parallel_settings();
+    parallel_settings().mode = mode;
+    Profiler::reset(), Profiler::enabled = true;
+    EvalResult r = evaluate_model(model, d, opts);
+    Profiler::enabled = false, *forwards = softmax_calls(), Profiler::reset();
+    parallel_settings() = saved;
+    return r;
+  };
+  int64_t n_whole = 0, n1 = 0, n2 = 0, n3 = 0;
+  EvalResult whole = eval(Parallel::kOps, 1, &n_whole), one = eval(Parallel::kBatch, 1, &n1);
+  EvalResult two = eval(Parallel::kBatch, 2, &n2), three = eval(Parallel::kBatch, 3, &n3);
+  CHECK(n_whole == 1);
+  CHECK(n1 == 3);
+  CHECK(n2 == 3);
+  CHECK(n3 == 3);
+  CHECK(one.examples == 10);
+  CHECK(whole.examples == 10);
+  CHECK(one.accuracy == whole.accuracy);
+  CHECK(one.loss == doctest::Approx(whole.loss).epsilon(1e-6));
+  for (const EvalResult* r : {&two, &three}) {  // the same bits
+    CHECK(std::memcmp(&r->loss, &one.loss, sizeof(double)) == 0);
+    CHECK(r->accuracy == one.accuracy);
+    CHECK(r->examples == one.examples);
   }
 }
