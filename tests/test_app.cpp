@@ -539,3 +539,60 @@ TEST_CASE("a resumed run that stops names its own folder to resume from, not the
   REQUIRE(run("train --resume " + run_dir + "/last.ckpt --stop-after 4 --quiet", &out) == 0);
   CHECK_MESSAGE(contains(out, "stopped after step 4; resume with --resume " + run_dir + "/last.ckpt"), out);
 }
+
+TEST_CASE("predict scores its batch in shards, a thread a shard: the probabilities of the whole batch, in input order") {
+  // 3 inputs make one batch: batch-parallel cuts it in 2 shards (shard_count), ops scores it whole.
+  // --profile's table counts the forwards (full attention: one softmax a forward).
+  TempDir dir("az_app_predict_shards");
+  std::string out;
+  REQUIRE(run("train --model full --steps 4 --eval-every 4 --dim 16 --heads 2 --layers 1 --ffn 16 --batch 4 --quiet --out " +
+                  dir / "m", &out) == 0);
+  auto predict = [&](const std::string& mode, int64_t* forwards) {
+    std::string text;
+    REQUIRE(run("predict --ckpt " + dir / "m/best.ckpt --top 3 --json --profile --parallel " + mode +
+                    " '[MAX 2 9 [MIN 4 7 ] 0 ]' '[SM 3 5 ]' '[MIN 8 1 ]'", &text) == 0);
+    std::istringstream lines(text);
+    std::string json;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("{\"input\"", 0) == 0) json += line + "\n";
+      std::istringstream row(line);
+      std::string op;
+      double fwd_ms, bwd_ms;
+      int64_t n = 0;
+      if (row >> op >> fwd_ms >> bwd_ms >> n && op == "softmax") *forwards = n;
+    }
+    return json;
+  };
+  int64_t whole_n = 0, sharded_n = 0;
+  const std::string whole = predict("ops", &whole_n), sharded = predict("batch", &sharded_n);
+  CHECK(whole_n == 1);
+  CHECK(sharded_n == 2);
+  // The same classes in the same order; probabilities to float rounding (printed to 17 digits).
+  std::vector<std::string> a, b;
+  for (const auto& [text, into] : {std::pair{&whole, &a}, std::pair{&sharded, &b}}) {
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);) into->push_back(line);
+  }
+  REQUIRE(a.size() == 3);
+  REQUIRE(b.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CAPTURE(a[i]);
+    CAPTURE(b[i]);
+    auto numbers = [](const std::string& s) {
+      std::vector<double> v;
+      for (size_t at = s.find("\"p\":"); at != std::string::npos; at = s.find("\"p\":", at + 1)) v.push_back(std::stod(s.substr(at + 4)));
+      return v;
+    };
+    auto classes = [](const std::string& s) {
+      std::string c;
+      for (size_t at = s.find("\"class\":"); at != std::string::npos; at = s.find("\"class\":", at + 1)) c += s.substr(at, s.find(',', at) - at);
+      return c;
+    };
+    CHECK(a[i].substr(0, a[i].find("\"top\"")) == b[i].substr(0, b[i].find("\"top\"")));  // the same input, in order
+    CHECK(classes(a[i]) == classes(b[i]));
+    std::vector<double> pa = numbers(a[i]), pb = numbers(b[i]);
+    REQUIRE(pa.size() == 3);
+    REQUIRE(pb.size() == 3);
+    for (size_t j = 0; j < 3; ++j) CHECK(pb[j] == doctest::Approx(pa[j]).epsilon(1e-6));
+  }
+}

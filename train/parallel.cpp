@@ -38,6 +38,11 @@ int64_t shard_count(Parallel mode, int64_t B, int64_t N) {
   return std::min({B, by_tokens, std::max<int64_t>(1, parallel_settings().max_shards)});
 }
 
+ShardRows shard_rows(int64_t B, int64_t S, int64_t s) {
+  const int64_t per = B / S, extra = B % S;
+  return {s * per + std::min(s, extra), per + (s < extra ? 1 : 0)};
+}
+
 std::string describe_parallel(Parallel mode, int64_t B, int64_t N) {
   const int threads = omp_get_max_threads();
   const std::string over = " over " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
@@ -114,7 +119,7 @@ StepSums sharded_backward(Module& model, const Batch& batch, Parallel mode, int6
     apply_buffer_writes(kept);
     return {double(l.loss.item()) * double(l.terms), l.terms, l.correct};
   }
-  const int64_t S = shard_count(mode, batch.B, max_len), per = batch.B / S, extra = batch.B % S;
+  const int64_t S = shard_count(mode, batch.B, max_len);
   const std::vector<Tensor> params = model.parameters();
   std::vector<std::vector<std::shared_ptr<Storage>>> grads(static_cast<size_t>(S));
   std::vector<StepSums> sums(static_cast<size_t>(S));
@@ -147,7 +152,7 @@ StepSums sharded_backward(Module& model, const Batch& batch, Parallel mode, int6
     }
   };
   run_shards(S, [&](int64_t s) {
-    const int64_t first = s * per + std::min(s, extra), rows = per + (s < extra ? 1 : 0);
+    const auto [first, rows] = shard_rows(batch.B, S, s);
     Rng rng = start;
     RngScope use_rng(rng);
     const BatchShard saved = batch_shard();

@@ -49,6 +49,12 @@ Parallel choose_parallel(int64_t B, int64_t N, int64_t D, int threads);
 // 4 shards of 8 examples cost 4% over the whole batch, 8 of 4 cost 28% (docs/speed.md).
 constexpr int64_t kShardTokens = 1024;
 int64_t shard_count(Parallel mode, int64_t B, int64_t N);
+// Shard s of the S a batch of B examples is cut into: its first row and its rows (the first B % S
+// shards take one more).  Steps, evaluation and predict cut by it.
+struct ShardRows {
+  int64_t first = 0, rows = 0;
+};
+ShardRows shard_rows(int64_t B, int64_t S, int64_t s);
 // "batch-parallel, 4 shards of 8 examples over 2 threads" / "split products over 2 threads".
 std::string describe_parallel(Parallel mode, int64_t B, int64_t N);
 

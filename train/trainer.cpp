@@ -374,21 +374,21 @@ EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const Bat
   std::vector<Batch> batches = eval_batches_by_length(d, opts, rows);
   const size_t count = batches.size();
   // Rank r takes batches r, r+P, ...; the sums are added over the ranks.
-  // Batch-parallel: each batch cut into the shards a training step cuts it into (shard_count), a
-  // thread a shard, single-threaded ops; the sums added in batch and shard order.  A whole batch
-  // of 512 examples of 256 tokens on one thread held 4.4 GB of attention scores where training
-  // holds 0.3 (issue 68).  --parallel ops: a batch at a time, whole, its products split.
+  // Batch-parallel: each batch cut into shards as a training step cuts one (shard_count, by its
+  // padded length), a thread a shard, single-threaded ops; the sums added in batch and shard order.
+  // A whole batch of 512 examples of 256 tokens on one thread held 4.4 GB of attention scores where
+  // a step's shards hold 0.3 (issue 68).  --parallel ops: a batch at a time, whole, products split.
   const Parallel mode = parallel_settings().mode == Parallel::kOps ? Parallel::kOps : Parallel::kBatch;
-  std::vector<std::array<int64_t, 3>> mine;  // batch, first row, rows
+  std::vector<std::pair<size_t, ShardRows>> mine;  // batch, rows
   for (size_t k = size_t(dist::rank()); k < count; k += size_t(dist::size())) {
-    const int64_t B = batches[k].B, S = shard_count(mode, B, batches[k].N), each = B / S, extra = B % S;
-    for (int64_t s = 0; s < S; ++s) mine.push_back({int64_t(k), s * each + std::min(s, extra), each + (s < extra)});
+    const int64_t S = shard_count(mode, batches[k].B, batches[k].N);
+    for (int64_t s = 0; s < S; ++s) mine.push_back({k, shard_rows(batches[k].B, S, s)});
   }
   std::vector<std::array<double, 3>> per(mine.size());  // loss * predictions, correct, predictions
   auto score = [&](int64_t i) {
-    const auto [k, first, rows] = mine[size_t(i)];
-    const Batch& whole = batches[size_t(k)];
-    const Batch b = rows == whole.B ? whole : dist::slice_rows(whole, first, rows);
+    const auto& [k, r] = mine[size_t(i)];
+    Batch cut;
+    const Batch& b = r.rows == batches[k].B ? batches[k] : (cut = dist::slice_rows(batches[k], r.first, r.rows));
     Tensor logits = scored_logits(model, b);
     auto [correct, counted] = correct_of(logits, b);
     per[size_t(i)] = {loss_of(logits, b).item() * double(counted), double(correct), double(counted)};
