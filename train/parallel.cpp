@@ -43,6 +43,28 @@ ShardRows shard_rows(int64_t B, int64_t S, int64_t s) {
   return {s * per + std::min(s, extra), per + (s < extra ? 1 : 0)};
 }
 
+Parallel scoring_mode() { return parallel_settings().mode == Parallel::kOps ? Parallel::kOps : Parallel::kBatch; }
+
+std::vector<ScoringPiece> scoring_pieces(const std::vector<Batch>& batches, size_t first, size_t stride) {
+  std::vector<ScoringPiece> pieces;
+  for (size_t k = first; k < batches.size(); k += stride) {
+    const int64_t S = shard_count(scoring_mode(), batches[k].B, batches[k].N);
+    for (int64_t s = 0; s < S; ++s) pieces.push_back({k, shard_rows(batches[k].B, S, s)});
+  }
+  return pieces;
+}
+
+Batch piece_of(const std::vector<Batch>& batches, const ScoringPiece& p) {
+  return dist::slice_rows(batches[p.batch], p.rows.first, p.rows.rows);
+}
+
+void run_scoring(int64_t count, const std::function<void(int64_t)>& fn) {
+  if (scoring_mode() == Parallel::kOps)
+    for (int64_t i = 0; i < count; ++i) fn(i);
+  else
+    run_shards(count, fn);
+}
+
 std::string describe_parallel(Parallel mode, int64_t B, int64_t N) {
   const int threads = omp_get_max_threads();
   const std::string over = " over " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");

@@ -55,6 +55,19 @@ struct ShardRows {
   int64_t first = 0, rows = 0;
 };
 ShardRows shard_rows(int64_t B, int64_t S, int64_t s);
+// Scoring without gradients (evaluation, predict): batch-parallel unless --parallel ops.  Each of
+// the batches first, first + stride, ... is cut into shard_count(mode, B, N) shards by its padded
+// length N (whole under ops); run_scoring calls fn(i) for each piece, a thread a piece, or in turn
+// with split products under ops.  Scoring a batch of 512 examples of 256 tokens whole on one
+// thread held 4.4 GB of attention scores where a step's shards hold 0.3 (issue 68).
+struct ScoringPiece {
+  size_t batch = 0;
+  ShardRows rows;
+};
+Parallel scoring_mode();
+std::vector<ScoringPiece> scoring_pieces(const std::vector<Batch>& batches, size_t first = 0, size_t stride = 1);
+Batch piece_of(const std::vector<Batch>& batches, const ScoringPiece& p);  // a copy of its rows
+void run_scoring(int64_t count, const std::function<void(int64_t)>& fn);
 // "batch-parallel, 4 shards of 8 examples over 2 threads" / "split products over 2 threads".
 std::string describe_parallel(Parallel mode, int64_t B, int64_t N);
 

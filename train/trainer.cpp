@@ -372,31 +372,19 @@ EvalResult evaluate_model(SequenceClassifier& model, const Dataset& d, const Bat
   const size_t B = size_t(opts.batch);
   const size_t rows = limit > 0 ? std::min(d.size(), (size_t(limit) + B - 1) / B * B) : d.size();
   std::vector<Batch> batches = eval_batches_by_length(d, opts, rows);
-  const size_t count = batches.size();
   // Rank r takes batches r, r+P, ...; the sums are added over the ranks.
-  // Batch-parallel: each batch cut into shards as a training step cuts one (shard_count, by its
-  // padded length), a thread a shard, single-threaded ops; the sums added in batch and shard order.
-  // A whole batch of 512 examples of 256 tokens on one thread held 4.4 GB of attention scores where
-  // a step's shards hold 0.3 (issue 68).  --parallel ops: a batch at a time, whole, products split.
-  const Parallel mode = parallel_settings().mode == Parallel::kOps ? Parallel::kOps : Parallel::kBatch;
-  std::vector<std::pair<size_t, ShardRows>> mine;  // batch, rows
-  for (size_t k = size_t(dist::rank()); k < count; k += size_t(dist::size())) {
-    const int64_t S = shard_count(mode, batches[k].B, batches[k].N);
-    for (int64_t s = 0; s < S; ++s) mine.push_back({k, shard_rows(batches[k].B, S, s)});
-  }
+  // Each batch in shards, a thread a shard (train/parallel.h: scoring_pieces); the sums added in
+  // batch and shard order.
+  const std::vector<ScoringPiece> mine = scoring_pieces(batches, size_t(dist::rank()), size_t(dist::size()));
   std::vector<std::array<double, 3>> per(mine.size());  // loss * predictions, correct, predictions
-  auto score = [&](int64_t i) {
-    const auto& [k, r] = mine[size_t(i)];
+  run_scoring(int64_t(mine.size()), [&](int64_t i) {
+    const ScoringPiece& p = mine[size_t(i)];
     Batch cut;
-    const Batch& b = r.rows == batches[k].B ? batches[k] : (cut = dist::slice_rows(batches[k], r.first, r.rows));
+    const Batch& b = p.rows.rows == batches[p.batch].B ? batches[p.batch] : (cut = piece_of(batches, p));
     Tensor logits = scored_logits(model, b);
     auto [correct, counted] = correct_of(logits, b);
     per[size_t(i)] = {loss_of(logits, b).item() * double(counted), double(correct), double(counted)};
-  };
-  if (mode == Parallel::kOps)
-    for (size_t i = 0; i < mine.size(); ++i) score(int64_t(i));
-  else
-    run_shards(int64_t(mine.size()), score);
+  });
   std::vector<double> sums = {0, 0, 0};
   for (auto& p : per)
     for (size_t j = 0; j < 3; ++j) sums[j] += p[j];

@@ -15,7 +15,6 @@
 #include "train/checkpoint.h"
 #include "train/cli.h"
 #include "train/cli/commands.h"
-#include "train/distributed.h"  // slice_rows
 #include "train/parallel.h"
 #include "train/tasks.h"
 #include "train/trainer.h"
@@ -69,29 +68,17 @@ int cmd_predict(const std::vector<std::string>& args) {
   NoGradGuard ng;
   const std::vector<std::string>& names = tc.class_names;
   size_t k = 0, per = task.head == Head::kPair ? 2 : 1;
-  // Every batch's logits, each batch cut into shards as evaluation cuts it, a thread a shard
-  // (train/parallel.h; --parallel ops: a whole batch at a time), then printed in input order.
-  const Parallel mode = parallel_settings().mode == Parallel::kOps ? Parallel::kOps : Parallel::kBatch;
-  std::vector<Batch> pieces;
-  for (const Batch& b : eval_batches(data.splits.test, data.opts)) {
-    const int64_t S = shard_count(mode, b.B, b.N);
-    for (int64_t s = 0; s < S; ++s) {
-      const ShardRows r = shard_rows(b.B, S, s);
-      pieces.push_back(S == 1 ? b : dist::slice_rows(b, r.first, r.rows));
-    }
-  }
+  // Every batch's logits, in shards as evaluation scores them (train/parallel.h: scoring_pieces),
+  // then printed in input order.
+  const std::vector<Batch> batches = eval_batches(data.splits.test, data.opts);
+  const std::vector<ScoringPiece> pieces = scoring_pieces(batches);
   std::vector<Tensor> all_logits(pieces.size());
-  auto score = [&](int64_t i) { all_logits[size_t(i)] = model.forward(pieces[size_t(i)]); };
-  if (mode == Parallel::kOps)
-    for (size_t i = 0; i < pieces.size(); ++i) score(int64_t(i));
-  else
-    run_shards(int64_t(pieces.size()), score);
+  run_scoring(int64_t(pieces.size()), [&](int64_t i) { all_logits[size_t(i)] = model.forward(piece_of(batches, pieces[size_t(i)])); });
   if (f.on("profile")) std::fprintf(stderr, "%s", Profiler::table().c_str()), Profiler::enabled = false;
   for (size_t bi = 0; bi < pieces.size(); ++bi) {
-    const Batch& b = pieces[bi];
     const Tensor& logits = all_logits[bi];
     int64_t C = logits.size(1);
-    for (int64_t i = 0; i < b.B; ++i, ++k) {
+    for (int64_t i = 0; i < pieces[bi].rows.rows; ++i, ++k) {
       // softmax of the row, in double
       const float* row = logits.data() + i * C;
       std::vector<double> p(static_cast<size_t>(C));
