@@ -596,3 +596,28 @@ TEST_CASE("predict scores its batch in shards, a thread a shard: the probabiliti
     for (size_t j = 0; j < 3; ++j) CHECK(pb[j] == doctest::Approx(pa[j]).epsilon(1e-6));
   }
 }
+
+// Issue 76, bug 13: `plot` refused `--acc-range 0:1` (the whole accuracy axis, its default) and a
+// level at 1 (perfect accuracy): its ranges must be inclusive at both ends.  The data and settings
+// gnuplot is handed, read back from curves.gp.
+TEST_CASE("plot: --acc-range and --levels take 0 and 1 themselves (inclusive ends), nothing past them, and LO < HI") {
+  TempDir t("az_plot_ends");
+  std::ofstream(t.path + "/metrics.jsonl") << "{\"step\": 10, \"loss\": 2.3, \"train_acc\": 0.10, \"elapsed\": 1.0}\n"
+                                              "{\"step\": 10, \"val_acc\": 1, \"val_loss\": 0.1, \"elapsed\": 1.5}\n";
+  std::string out;
+  REQUIRE_MESSAGE(run("plot --run " + t.path + " --acc-range 0:1 --levels '1=perfect,0=never right'", &out) == 0, out);
+  const std::string gp = slurp(t.path + "/curves.gp");
+  CHECK(contains(gp, "set yrange [0:1]"));
+  CHECK(contains(gp, ", 1 with lines dt 2 lw 1.5 lc rgb '#444444' title \"perfect\", 0 with lines dt 3 "));
+  // one step past either end, or an empty range, is refused in one line naming the flag
+  for (auto [flags, says] : std::vector<std::pair<std::string, std::string>>{
+           {"--acc-range 0:1.001", "--acc-range's HI must be a number in 0..1, got '1.001'"},
+           {"--acc-range -0.001:1", "--acc-range's LO must be a number in 0..1, got '-0.001'"},
+           {"--acc-range 0.5:0.5", "--acc-range needs LO < HI, got '0.5:0.5'"},
+           {"--levels 1.001=over", "a level of --levels must be a number in 0..1, got '1.001'"},
+           {"--levels -0.001=under", "a level of --levels must be a number in 0..1, got '-0.001'"}}) {
+    CAPTURE(flags);
+    CHECK(run("plot --run " + t.path + " " + flags, &out) == 2);
+    CHECK(contains(out, says));
+  }
+}
