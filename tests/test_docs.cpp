@@ -265,6 +265,103 @@ std::vector<fs::path> documented_files(const std::string& root) {
 }
 
 
+// Issue 76, bug 14: `docs` dropped the functions a source file marks with
+//   // Shown on the model's page beside reference().
+// (the parts of the algorithm its reference calls), and the performer and sinkhorn pages lost
+// the orthogonal draw and the learned sort.  Each marked function's text, as the test reads it
+// from the file: the comment lines right after the mark, then the function from its first line
+// to the brace that closes it at its own indentation, de-indented.
+std::vector<std::string> marked_functions(const fs::path& file) {
+  const std::string mark = "// Shown on the model's page beside reference().";
+  std::vector<std::string> lines, blocks;
+  std::istringstream in(read(file));
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  auto strip = [](const std::string& l, size_t n) { return l.size() >= n ? l.substr(n) : l; };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const size_t at = lines[i].find(mark);
+    if (at == std::string::npos || lines[i].find_first_not_of(' ') != at) continue;  // the mark on a line of its own
+    std::string text;
+    size_t k = i + 1;
+    auto comment = [](const std::string& l) { size_t a = l.find_first_not_of(' '); return a != std::string::npos && l.compare(a, 2, "//") == 0; };
+    for (; k < lines.size() && comment(lines[k]); ++k) text += strip(lines[k], at) + "\n";
+    const std::string close = std::string(at, ' ') + "}";
+    for (; k < lines.size(); ++k) {
+      text += strip(lines[k], at) + "\n";
+      if (lines[k] == close) break;
+    }
+    REQUIRE_MESSAGE(k < lines.size(), (file.string() + ": the function after line " + std::to_string(i + 1) + " never closes"));
+    blocks.push_back(text);
+  }
+  return blocks;
+}
+
+// Every marked function of every model's source file is on PAGES/NAME.md, and the mark is not;
+// returns how many were checked, per model.
+std::map<std::string, int> check_marked_on_pages(const fs::path& pages, const std::vector<std::string>& only = {}) {
+  std::map<std::string, int> n;
+  for (const char* d : {"attention", "mlp_mixer"})
+    for (auto& e : fs::directory_iterator(fs::path(src_root()) / d)) {
+      const std::string name = e.path().stem().string();
+      if (e.path().extension() != ".cpp" || !fs::exists(pages / (name + ".md"))) continue;
+      if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
+      const std::string page = read(pages / (name + ".md"));
+      for (const std::string& fn : marked_functions(e.path())) {
+        CAPTURE(name);
+        CHECK_MESSAGE(contains(page, fn), ((pages / (name + ".md")).string() + " lacks, from " + e.path().string() + ":\n" + fn));
+        ++n[name];
+      }
+      CHECK_MESSAGE(!contains(page, "Shown on the model's page"), (name + ": the mark itself is on the page"));
+    }
+  return n;
+}
+
+// Issue 76, bug 17: the LRA bubble chart read each model's bench at the shortest length while its
+// axis said 4K.  Every chart*.gp in DIR against the bench records beside it: each bubble's x is
+// its model's steps/s at 4096 tokens (every preset's longest bench length: 1K, 2K, 4K), its size
+// 7 sqrt(peak memory / the chart's largest), at least 0.8, from the same record; the axis names
+// 4096 tokens and the key 4K.  Returns the number of bubbles checked.
+int check_bubbles_at_4k(const fs::path& dir, const fs::path& bench) {
+  std::map<std::string, JsonObject> at;  // "bench-4096-full" -> its record (the last of an id wins)
+  for (const JsonObject& r : read_jsonl(bench.string())) at[json_text(r, "id")] = r;
+  int bubbles = 0;
+  for (auto& e : fs::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("chart", 0) != 0 || e.path().extension() != ".gp") continue;
+    CAPTURE(e.path().string());
+    const std::string gp = read(e.path());
+    CHECK(contains(gp, "set xlabel \"training steps/s at 4096 tokens "));
+    CHECK(contains(gp, "(bubble area: peak memory at 4K)"));
+    // the data blocks: "label" x y size [error]
+    struct Bubble { std::string model; double x, size; };
+    std::vector<Bubble> chart;
+    std::istringstream in(gp.substr(0, gp.find("\nset terminal")));
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (!std::regex_match(line, m, std::regex(R"re("([^"]+)" (\S+) (\S+) (\S+)( \S+)?)re"))) continue;
+      const std::string label = m[1].str();
+      chart.push_back({label.substr(0, label.find(" (")), std::stod(m[2].str()), std::stod(m[4].str())});
+    }
+    REQUIRE(!chart.empty());
+    double most = 0;
+    for (auto& b : chart) {
+      CAPTURE(b.model);
+      REQUIRE(at.count("bench-4096-" + b.model));
+      most = std::max(most, json_number(at["bench-4096-" + b.model], "peak_rss_mb", 0));
+    }
+    for (auto& b : chart) {
+      CAPTURE(b.model);
+      const JsonObject& r = at["bench-4096-" + b.model];
+      CHECK(b.x == doctest::Approx(json_number(r, "steps_per_s", 0)).epsilon(1e-5));
+      CHECK(b.size == doctest::Approx(std::max(0.8, 7 * std::sqrt(json_number(r, "peak_rss_mb", 0) / most))).epsilon(1e-5));
+      // the check tells the lengths apart: 1K runs faster than 4K for every model
+      REQUIRE(at.count("bench-1024-" + b.model));
+      CHECK(json_number(at["bench-1024-" + b.model], "steps_per_s", 0) > 1.5 * json_number(r, "steps_per_s", 0));
+      ++bubbles;
+    }
+  }
+  return bubbles;
+}
+
 }  // namespace
 
 TEST_CASE("docs/models: a page with every section for every registered model, each listed by the index") {
@@ -376,6 +473,31 @@ TEST_CASE("attnzoo docs: writes a page and an index from the records; a removed 
                                           "--lra-bench", root + "/docs/lra/mini3/bench.jsonl"}); }),
                  "no source file for model 'local'"));
   CHECK(contains(error_of([&] { cmd_docs({"--maps", "sometimes"}); }), "--maps must be train or keep, got 'sometimes'"));
+}
+
+TEST_CASE("docs: every function a source file marks for its page is on the page, committed and as generated") {
+  // the committed pages (docs/models), every model with marks
+  std::map<std::string, int> n = check_marked_on_pages(fs::path(src_root()) / "docs/models");
+  // the issue's two: FAVOR+'s orthogonal draw and its redraw; Sinkhorn's normalisation, learned sort and noise
+  CHECK(n["performer"] == 2);
+  CHECK(n["sinkhorn"] == 3);
+  const std::string performer = read(fs::path(src_root()) / "docs/models/performer.md");
+  CHECK(contains(performer, "\nTensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng) {\n"));
+  CHECK(contains(performer, "\nvoid redraw() {\n"));
+  CHECK(contains(read(fs::path(src_root()) / "docs/models/sinkhorn.md"), "\nSorted sort_blocks(const Tensor& x, const Tensor& key_pad) {\n"));
+  // as `attnzoo docs` writes them now, from the source (a page's functions before its reference())
+  TempDir tmp("az_docs_marked");
+  const std::string root = src_root(), out = tmp / "models";
+  cmd_docs({"--out", out, "--src", root, "--models", "performer,sinkhorn", "--maps", "keep", "--bench", root + "/docs/bench/variants.jsonl",
+            "--lra", "mini=" + root + "/docs/lra/mini3/results.jsonl", "--lra-bench", root + "/docs/lra/mini3/bench.jsonl"});
+  std::map<std::string, int> g = check_marked_on_pages(out, {"performer", "sinkhorn"});
+  CHECK(g["performer"] == 2);
+  CHECK(g["sinkhorn"] == 3);
+  const std::string page = read(fs::path(out) / "performer.md");
+  const size_t draw = page.find("\nTensor orthogonal_gaussian("), ref = page.find("\nTensor reference(const Tensor& x, const Tensor& key_pad) override {\n");
+  CHECK(draw != std::string::npos);
+  CHECK(ref != std::string::npos);
+  CHECK(draw < ref);
 }
 
 TEST_CASE("attnzoo docs --maps train draws each map into --out, and the page shows it") {
@@ -903,4 +1025,23 @@ TEST_CASE("docs/pathfinder-lra.md quotes its runs' records: every row, the best,
   // a model LRA's Pathfinder-32 configs do not name: one line saying which they name, exit 2, nothing run
   CHECK(run_shell("cd " + root.string() + " && bash bench/pathfinder_lra.sh sinkhorn 2>&1", &out) == 2);
   CHECK(out == "pathfinder_lra: LRA's Pathfinder-32 configs name full, local, linear and performer (and full-2x2 for 2x2 patches); got 'sinkhorn'\n");
+}
+
+TEST_CASE("LRA bubble charts: each bubble is its model's bench at the longest length, 4K, as the axis says; committed and as lra writes them") {
+  const fs::path root = src_root();
+  int committed = 0;
+  for (const char* sweep : {"mini3", "full", "mini20-sweep"}) {
+    CAPTURE(sweep);
+    committed += check_bubbles_at_4k(root / "docs/lra" / sweep, root / "docs/lra" / sweep / "bench.jsonl");
+  }
+  CHECK(committed > 0);
+  // the report as `lra --report-only` writes it now, from mini3's records: the main chart, LRA's mean, one per column
+  TempDir t("az_bubbles");
+  REQUIRE(run_shell("cp " + (root / "docs/lra/mini3").string() + "/*.jsonl " + t.path) == 0);
+  std::string out;
+  REQUIRE_MESSAGE(run_cli("lra --preset mini --models full,local,linear,mixer --threads 1 --report-only --out " + t.path, &out) == 0, out);
+  CHECK(check_bubbles_at_4k(t.path, t.path + "/bench.jsonl") >= 4 * 7);  // four models on chart, chart-lra and five columns
+  const std::string md = read(t.path + "/results.md");
+  CHECK(contains(md, "x: training steps/s at 4K tokens (the bench above);"));
+  CHECK(contains(md, "bubble area: peak memory at 4K;"));
 }
