@@ -41,6 +41,16 @@ std::vector<std::string> attention_names() {
   return n;
 }
 
+std::vector<std::string> attention_lecture_order() {
+  std::vector<std::string> n = attention_names();
+  auto place = [](const std::string& m) {
+    const LecturePlace& l = registry().at(m).lecture;
+    return std::make_pair(l.stop, l.seat);
+  };
+  std::stable_sort(n.begin(), n.end(), [&](const std::string& a, const std::string& b) { return place(a) < place(b); });
+  return n;
+}
+
 const AttentionInfo& attention_info(const std::string& name) {
   auto it = registry().find(name);
   if (it == registry().end())

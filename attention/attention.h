@@ -95,12 +95,22 @@ class Attention : public Module {
 
 using AttentionFactory = std::function<std::shared_ptr<Attention>(const AttentionConfig&)>;
 
+// A model's place in the lecture's order: the stop of the tour it is read at
+// (docs/tour.md: 1 full attention, 2 local, ... 12 the attention-free mixers;
+// the stops' prose is in train/lab/docs.cpp, and a number no stop has yet
+// opens a stop of its own) and its seat among that stop's models.
+struct LecturePlace {
+  int stop = 0, seat = 0;
+};
+
 struct AttentionInfo {
   std::string name, summary;
   std::vector<Knob> knobs;
   AttentionFactory make;
   bool causal_ok = false;  // supports cfg.causal
   std::string family;      // "dense", "fixed", "learned", "low-rank/kernel", "attention-free"
+  // {stop, seat}: where the tour, the README's and ARCHITECTURE's lists and the index read it.
+  LecturePlace lecture = {};
   std::string why_not_causal = {};  // without a causal form: why, in a few words (for the refusal)
   // Settings its causal form needs where the defaults have none (longformer: no global tokens):
   // what a caller that must run it causally (the lm column of `attnzoo lra`) passes.
@@ -118,6 +128,7 @@ void check_attention(const std::string& name, const AttentionConfig& cfg);
 // check_attention, then fills missing knobs with their defaults and builds the variant.
 std::shared_ptr<Attention> make_attention(const std::string& name, AttentionConfig cfg);
 std::vector<std::string> attention_names();  // sorted
+std::vector<std::string> attention_lecture_order();  // by AttentionInfo::lecture (stop, seat), ties by name
 const std::vector<std::string>& attention_families();  // AttentionInfo::family values, in the order docs and charts list them
 const AttentionInfo& attention_info(const std::string& name);  // throws listing valid names
 

@@ -131,7 +131,7 @@ RegisterAttention reg({"bigbird",
                        {{"block", 64, 1, 1 << 16, "positions per block"},
                         {"random_blocks", 3, 0, 1 << 16, "random key blocks per query block (fixed per layer)"}},
                        [](const AttentionConfig& c) { return std::make_shared<BigBirdAttention>(c); }, false,
-                       "fixed", "its global and random blocks let early queries see later keys"});
+                       "fixed", {6, 1}, "its global and random blocks let early queries see later keys"});
 
 }  // namespace
 }  // namespace az

@@ -120,7 +120,7 @@ RegisterAttention reg({"compressed",
                        "keys and values shortened N -> N/c by a strided convolution (Liu et al. 2018)",
                        {{"compress", 3, 1, 1024, "compression c: kernel = stride of the convolution"}},
                        [](const AttentionConfig& c) { return std::make_shared<CompressedAttention>(c); }, false,
-                       "low-rank/kernel", "each compressed key slot mixes later positions"});
+                       "low-rank/kernel", {9, 2}, "each compressed key slot mixes later positions"});
 
 }  // namespace
 }  // namespace az

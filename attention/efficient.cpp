@@ -69,7 +69,7 @@ RegisterAttention reg({"efficient",
                        "softmax_d(Q) (softmax_N(K)^T V), linear in N (Shen et al. 2021)",
                        {},
                        [](const AttentionConfig& c) { return std::make_shared<EfficientAttention>(c); }, false,
-                       "low-rank/kernel", "its softmax over positions normalises every key by later ones"});
+                       "low-rank/kernel", {10, 2}, "its softmax over positions normalises every key by later ones"});
 
 }  // namespace
 }  // namespace az

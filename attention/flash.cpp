@@ -93,7 +93,7 @@ RegisterAttention reg({"flash",
                        "exact softmax attention in tiles with an online softmax, memory linear in N (Dao et al. 2022)",
                        {{"block_q", 64, 1, 4096, "query rows per tile (Br)"},
                         {"block_k", 0, 0, 4096, "key rows per tile (Bc); 0: by head dim, 256 down to 64 (flash.h)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<FlashAttention>(c); }, true, "dense"});
+                       [](const AttentionConfig& c) { return std::make_shared<FlashAttention>(c); }, true, "dense", {1, 2}});
 
 }  // namespace
 }  // namespace az

@@ -54,7 +54,7 @@ class FullAttention : public Attention {
 };
 
 RegisterAttention reg({"full", "softmax(QK^T/sqrt(d))V over all N x N pairs (Vaswani et al. 2017)", {},
-                       [](const AttentionConfig& c) { return std::make_shared<FullAttention>(c); }, true, "dense"});
+                       [](const AttentionConfig& c) { return std::make_shared<FullAttention>(c); }, true, "dense", {1, 1}});
 
 }  // namespace
 }  // namespace az

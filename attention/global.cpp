@@ -110,7 +110,7 @@ RegisterAttention reg({"global",
                         {"learned", 0, 0, 1, "1: prepend g learned tokens; 0: the first g positions are global"},
                         {"block", 256, 1, 1 << 16, "non-global queries per block (one sgemm each)"}},
                        [](const AttentionConfig& c) { return std::make_shared<GlobalAttention>(c); }, false,
-                       "fixed", "global tokens read every position, later ones included"});
+                       "fixed", {4, 1}, "global tokens read every position, later ones included"});
 
 }  // namespace
 }  // namespace az

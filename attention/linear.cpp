@@ -53,7 +53,7 @@ RegisterAttention reg({"linear",
                        "phi(Q)(phi(K)^T V) with phi = elu+1, causal by prefix sums (Katharopoulos et al. 2020)",
                        {},
                        [](const AttentionConfig& c) { return std::make_shared<LinearAttention>(c); }, true,
-                       "low-rank/kernel"});
+                       "low-rank/kernel", {10, 1}});
 
 }  // namespace
 }  // namespace az

@@ -128,7 +128,7 @@ RegisterAttention reg({"linformer",
                         {"share_kv", 0, 0, 1, "1: values use the keys' projection (F = E)"},
                         {"share_heads", 1, 0, 1, "1: one E, F for all heads; 0: one per head"}},
                        [](const AttentionConfig& c) { return std::make_shared<Linformer>(c); }, false,
-                       "low-rank/kernel", "its E, F projections mix all N positions into each key"});
+                       "low-rank/kernel", {9, 1}, "its E, F projections mix all N positions into each key"});
 
 }  // namespace
 }  // namespace az

@@ -62,7 +62,7 @@ RegisterAttention reg({"local",
                        "sliding window: each query sees the keys within --window positions, blockwise (cost N*w)",
                        {{"window", 64, 1, 1 << 20, "keys within this distance on each side (causal: before)"},
                         {"block", 64, 1, 1 << 16, "queries per block (one pair of small products each)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<LocalAttention>(c); }, true, "fixed"});
+                       [](const AttentionConfig& c) { return std::make_shared<LocalAttention>(c); }, true, "fixed", {2, 1}});
 
 }  // namespace
 }  // namespace az

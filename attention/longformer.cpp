@@ -99,7 +99,7 @@ RegisterAttention reg({"longformer",
                         {"globals", 1, 0, 1 << 20, "the first g positions are global"},
                         {"block", 64, 1, 1 << 16, "queries per block (one sgemm each)"}},
                        [](const AttentionConfig& c) { return std::make_shared<LongformerAttention>(c); }, true,
-                       "fixed", "", {{"globals", 0}}});
+                       "fixed", {5, 1}, "", {{"globals", 0}}});
 
 }  // namespace
 }  // namespace az

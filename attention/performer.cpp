@@ -172,7 +172,7 @@ RegisterAttention reg({"performer",
                        {{"features", 0, 0, 8192, "random features m (0 = d ln d of the head size d)"},
                         {"redraw", 1000, 0, 1e9, "redraw the features every this many training steps (0 = never)"}},
                        [](const AttentionConfig& c) { return std::make_shared<Performer>(c); }, true,
-                       "low-rank/kernel"});
+                       "low-rank/kernel", {10, 4}});
 
 }  // namespace
 }  // namespace az

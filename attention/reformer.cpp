@@ -308,7 +308,7 @@ RegisterAttention reg({"reformer",
                         {"buckets", 0, 0, 65536, "hash buckets (even); 0 = padded length / bucket_size (--form 1: 10)"},
                         {"form", 0, 0, 1, "0 = paper (Kitaev et al.); 1 = lra (LRA's reformer_attention.py: fixed rotations, self allowed, raw keys, scores x sqrt(d), --buckets chunks, no padding mask; LRA ran --hashes 1)"}},
                        [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); }, false,
-                       "learned", "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N"});
+                       "learned", {7, 1}, "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N"});
 
 }  // namespace
 }  // namespace az

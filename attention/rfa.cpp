@@ -103,7 +103,7 @@ RegisterAttention reg({"rfa",
                        {{"features", 64, 1, 8192, "random vectors m (2m features)"},
                         {"redraw", 1000, 0, 1e9, "redraw the features every this many training steps (0 = never)"}},
                        [](const AttentionConfig& c) { return std::make_shared<RandomFeatureAttention>(c); }, true,
-                       "low-rank/kernel"});
+                       "low-rank/kernel", {10, 3}});
 
 }  // namespace
 }  // namespace az

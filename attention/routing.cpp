@@ -350,7 +350,7 @@ RegisterAttention reg({"routing",
                         {"window", 0, 0, 65536, "members per cluster (top-w queries and keys); 0 = ceil(--seq-len / clusters)"},
                         {"ema_decay", 0.999, 0, 1, "centroid moving-average decay (1 = frozen after initialisation)"}},
                        [](const AttentionConfig& c) { return std::make_shared<RoutingAttention>(c); }, false,
-                       "learned", "even with later keys masked in each cluster, which earlier keys join a position's cluster depends on the later tokens: top-k membership over all N"});
+                       "learned", {7, 2}, "even with later keys masked in each cluster, which earlier keys join a position's cluster depends on the later tokens: top-k membership over all N"});
 
 }  // namespace
 }  // namespace az

@@ -311,7 +311,7 @@ RegisterAttention reg({"sinkhorn",
                         {"temperature", 0.75, 0.01, 100, "Gumbel-Sinkhorn temperature (lower: closer to a hard permutation)"},
                         {"sortcut", 0, 0, 4096, "SortCut: attend to the first n sorted blocks (+ own block); 0 = off"}},
                        [](const AttentionConfig& c) { return std::make_shared<SinkhornAttention>(c); }, false,
-                       "learned", "its sorting net reads whole blocks, later ones included"});
+                       "learned", {8, 1}, "its sorting net reads whole blocks, later ones included"});
 
 }  // namespace
 }  // namespace az

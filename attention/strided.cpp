@@ -69,7 +69,7 @@ RegisterAttention reg({"strided",
                         {"stride", 8, 1, 1 << 16, "distance between attended keys"},
                         {"block", 64, 1, 1 << 16, "queries per block (one sgemm each)"}},
                        [](const AttentionConfig& c) { return std::make_shared<StridedAttention>(c); }, true,
-                       "fixed"});
+                       "fixed", {3, 1}});
 
 }  // namespace
 }  // namespace az

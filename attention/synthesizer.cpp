@@ -232,7 +232,7 @@ RegisterAttention reg({"synthesizer",
                        {{"synth_mode", 0, 0, 2, "0 dense (per-token MLP), 1 random (learned matrix), 2 factorised random"},
                         {"synth_rank", 32, 1, 4096, "rank k of the factorised random matrix (--synth-mode 2)"}},
                        [](const AttentionConfig& c) { return std::make_shared<Synthesizer>(c); }, true,
-                       "low-rank/kernel"});
+                       "low-rank/kernel", {11, 1}});
 
 }  // namespace
 }  // namespace az

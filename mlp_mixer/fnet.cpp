@@ -99,7 +99,7 @@ RegisterAttention reg({"fnet",
                        {{"ortho", 1, 0, 1, "1: unitary scaling 1/sqrt(N*D) (suits pre-norm blocks); 0: unscaled as in HF FNet"},
                         {"own_length", 1, 0, 1,
                          "1: transform each example over its own unpadded length; 0: over the batch's padded length"}},
-                       [](const AttentionConfig& c) { return std::make_shared<FNet>(c); }, false, "attention-free",
+                       [](const AttentionConfig& c) { return std::make_shared<FNet>(c); }, false, "attention-free", {12, 3},
                        "its Fourier transform over positions mixes every position into each output"});
 
 }  // namespace

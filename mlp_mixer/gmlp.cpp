@@ -144,7 +144,7 @@ std::unique_ptr<DecodeState> GMlp::decoder() { return std::make_unique<Decode>(*
 
 RegisterAttention reg({"gmlp", "gMLP block: spatial gating unit, gate = W_s LN(Z2) + 1 over positions (Liu et al. 2021)",
                        {{"hidden", 0, 0, 65536, "width h of each half Z1, Z2 (projection D -> 2h); 0 = 3*dim (the paper's d_ffn = 6*d_model)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<GMlp>(c); }, true, "attention-free"});
+                       [](const AttentionConfig& c) { return std::make_shared<GMlp>(c); }, true, "attention-free", {12, 2}});
 
 }  // namespace
 }  // namespace az

@@ -160,7 +160,7 @@ std::unique_ptr<DecodeState> MlpMixer::decoder() { return std::make_unique<Decod
 
 RegisterAttention reg({"mixer", "MLP-Mixer token mixing: an MLP across positions, shared by channels (Tolstikhin et al. 2021)",
                        {{"token_hidden", 0, 0, 65536, "hidden width D_S of the token-mixing MLP; 0 = dim/2 (Mixer's ratio)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); }, true, "attention-free"});
+                       [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); }, true, "attention-free", {12, 1}});
 
 }  // namespace
 }  // namespace az
