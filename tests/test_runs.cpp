@@ -10,8 +10,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -34,6 +36,12 @@ using az::test::attnzoo_bin;
 int run(const std::string& args, std::string* out) { return az::test::run_cli(args, out); }
 
 const char* kTiny = " --dim 16 --heads 2 --layers 1 --ffn 16 --batch 8 --quiet";
+std::string slurp_file(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 }  // namespace
 
@@ -194,4 +202,171 @@ TEST_CASE("a run that diverges before its first checkpoint says none was saved; 
   CHECK(run("models", &msg) == 0);
   CHECK(contains(msg, "--window 64 (1..1048576)"));
   CHECK(!contains(msg, "e+06"));
+}
+
+// Issue 76, bug 15: bench/pathfinder_lra.sh lost `--clip 0` for a fresh run, so train's default
+// clip of 1 applied where LRA has none, and the test read only the script's `args` line for the
+// flags of each model.  Here every mode runs with AZ set to a stand-in that records the command
+// line it is given, and each is held to LRA's Pathfinder-32 config, written out by hand from
+// lra_benchmarks/image/configs/pathfinder32/ (base_pathfinder32_config.py and MODEL_base.py).
+TEST_CASE("bench/pathfinder_lra.sh: the command lines of a fresh run, a resumed one, a fresh machine and publish are LRA's config") {
+  const char* s = std::getenv("ATTNZOO_SRC");
+  const std::string root = fs::absolute(s ? s : ".").string(), script = root + "/bench/pathfinder_lra.sh";
+  TempDir t("az_pflra");
+  const std::string az = t / "az", log = t / "calls";
+  // the stand-in: one call a block (OMP_NUM_THREADS, then each argument on its own line, then a
+  // blank line); eval prints eval's line, plot writes the three curve files
+  std::ofstream(az) << "#!/usr/bin/env bash\n"
+                       "{ echo \"OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}\"; printf '%s\\n' \"$@\"; echo; } >> " << log << "\n"
+                       "case $1 in\n"
+                       "  eval) echo 'test accuracy 0.625, loss 0.66 over 20000 examples' ;;\n"
+                       "  plot) for f in gp png svg; do echo curve > \"$3/curves.$f\"; done ;;\n"
+                       "esac\n";
+  fs::permissions(az, fs::perms::owner_all);
+  using Flags = std::map<std::string, std::string>;  // --flag -> its value ("" for a switch)
+  // the calls recorded since the last look: {OMP_NUM_THREADS, subcommand, flags}
+  struct Call { std::string omp, sub; Flags flags; };
+  auto calls = [&] {
+    std::vector<Call> all;
+    std::ifstream in(log);
+    std::vector<std::string> words;
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) { words.push_back(line); continue; }
+      Call c;
+      c.omp = words.at(0), c.sub = words.at(1);
+      for (size_t i = 2; i < words.size(); ++i) {
+        REQUIRE_MESSAGE(words[i].rfind("--", 0) == 0, ("not a flag: " + words[i]));
+        const bool has_value = i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0;
+        c.flags[words[i].substr(2)] = has_value ? words[i + 1] : "";
+        i += has_value;
+      }
+      all.push_back(c), words.clear();
+    }
+    fs::remove(log);
+    return all;
+  };
+  // LRA's base recipe: mean pooling, fixed sinusoidal positions; batch 512, Adam at 1e-3, no weight
+  // decay, no clipping; one epoch (160,000 / 512 = 312.5 steps) of linear warm-up, then cosine decay
+  // over 200 epochs (62,500 steps); Pathfinder-32 at 14 dashes, LRA's labelling, 160,000 / 20,000 /
+  // 20,000 images; and ours: validation and logs every epoch, seed 1, no baselines, 4x4 patches
+  const Flags base = {{"task", "pathfinder"}, {"style", "lra"}, {"difficulty", "14"}, {"input", "patches"}, {"patch", "4"},
+                      {"n", "200000"}, {"baselines", "0"}, {"pool", "mean"}, {"positions", "sinusoidal"}, {"batch", "512"},
+                      {"lr", "0.001"}, {"weight-decay", "0"}, {"clip", "0"}, {"warmup", "313"}, {"schedule", "cosine"},
+                      {"steps", "62500"}, {"eval-every", "313"}, {"log-every", "313"}, {"seed", "1"}, {"quiet", ""}};
+  // each model's own file: layers, heads, width, MLP, dropout (and local's window in tokens)
+  const std::map<std::string, Flags> own = {
+      {"full", {{"model", "full"}, {"layers", "1"}, {"heads", "4"}, {"dim", "128"}, {"ffn", "128"}, {"dropout", "0.2"}}},
+      {"full-2x2", {{"model", "full"}, {"layers", "1"}, {"heads", "4"}, {"dim", "128"}, {"ffn", "128"}, {"dropout", "0.2"}, {"patch", "2"}}},
+      {"local", {{"model", "local"}, {"layers", "2"}, {"heads", "4"}, {"dim", "64"}, {"ffn", "64"}, {"dropout", "0.1"}, {"window", "2"}, {"block", "8"}}},
+      {"linear", {{"model", "linear"}, {"layers", "1"}, {"heads", "2"}, {"dim", "128"}, {"ffn", "128"}, {"dropout", "0.2"}}},
+      {"performer", {{"model", "performer"}, {"layers", "4"}, {"heads", "8"}, {"dim", "32"}, {"ffn", "32"}, {"dropout", "0.2"}}}};
+  // numbers compare as numbers (1e-3 is 0.001), the rest as text
+  auto same = [](const Flags& got, const Flags& want) {
+    std::string diff;
+    for (auto& [k, v] : want) {
+      auto it = got.find(k);
+      char* end = nullptr;
+      const bool num = !v.empty() && (std::strtod(v.c_str(), &end), *end == 0);
+      if (it == got.end()) diff += " --" + k + " missing;";
+      else if (num ? std::strtod(it->second.c_str(), nullptr) != std::strtod(v.c_str(), nullptr) : it->second != v)
+        diff += " --" + k + " " + it->second + " (want " + v + ");";
+    }
+    for (auto& [k, v] : got)
+      if (!want.count(k)) diff += " --" + k + " is not LRA's;";
+    return diff;
+  };
+  auto sh = [&](const std::string& dir, const std::string& args, std::string* out = nullptr) {
+    return az::test::run_shell("cd " + dir + " && env -u OMP_NUM_THREADS AZ=" + az + " bash " + script + " " + args + " 2>&1", out);
+  };
+  std::string out;
+  for (const auto& [model, flags] : own) {
+    CAPTURE(model);
+    Flags want = base;
+    for (auto& [k, v] : flags) want[k] = v;
+    // a fresh run (no last.ckpt in OUT, none committed under the working folder's docs/), 5 steps at a time
+    const std::string fresh = t / ("fresh-" + model);
+    fs::create_directories(fresh);
+    REQUIRE_MESSAGE(sh(fresh, model + " " + fresh + "/out 5", &out) == 0, out);
+    std::vector<Call> c = calls();
+    REQUIRE(c.size() == 1);
+    CHECK(c[0].sub == "train");
+    CHECK(c[0].omp == "OMP_NUM_THREADS=1");
+    Flags w = want;
+    w["out"] = fresh + "/out", w["stop-after"] = "5";
+    CHECK_MESSAGE(same(c[0].flags, w).empty(), same(c[0].flags, w));
+    // `args`: the same command line, printed
+    REQUIRE(sh(fresh, model + " " + fresh + "/out args", &out) == 0);
+    std::istringstream words(out);
+    std::string word;
+    words >> word;
+    CHECK(word == az);
+    words >> word;
+    CHECK(word == "train");
+    Flags printed;
+    for (std::string prev; words >> word; prev = word)
+      if (word.rfind("--", 0) == 0) printed[word.substr(2)] = "";
+      else printed[prev.substr(2)] = word;
+    w.erase("stop-after");
+    CHECK_MESSAGE(same(printed, w).empty(), same(printed, w));
+  }
+  // a resumed run: the checkpoint holds LRA's config (test_docs reads the committed runs'); the
+  // command line overrides nothing but the end, LRA's 62,500 steps
+  const std::string resumed = t / "resumed";
+  fs::create_directories(resumed + "/out");
+  std::ofstream(resumed + "/out/last.ckpt") << "ckpt";
+  REQUIRE_MESSAGE(sh(resumed, "local " + resumed + "/out 700", &out) == 0, out);
+  std::vector<Call> c = calls();
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].sub == "train");
+  CHECK(c[0].omp == "OMP_NUM_THREADS=1");
+  const Flags resume = {{"resume", resumed + "/out/last.ckpt"}, {"steps", "62500"}, {"quiet", ""}, {"stop-after", "700"}};
+  CHECK_MESSAGE(same(c[0].flags, resume).empty(), same(c[0].flags, resume));
+  // a fresh machine: no last.ckpt in OUT, but a committed run: copied into OUT, and resumed from there
+  const std::string machine = t / "machine";
+  fs::create_directories(machine + "/docs/pathfinder-lra/full");
+  for (const char* f : {"last.ckpt", "best.ckpt", "metrics.jsonl", "config.json"})
+    std::ofstream(machine + "/docs/pathfinder-lra/full/" + f) << f;
+  REQUIRE_MESSAGE(sh(machine, "full " + machine + "/out 0", &out) == 0, out);
+  CHECK(contains(out, "copying the committed run from docs/pathfinder-lra/full/"));
+  c = calls();
+  REQUIRE(c.size() == 1);
+  const Flags from_saved = {{"resume", machine + "/out/last.ckpt"}, {"steps", "62500"}, {"quiet", ""}};
+  CHECK_MESSAGE(same(c[0].flags, from_saved).empty(), same(c[0].flags, from_saved));
+  for (const char* f : {"last.ckpt", "best.ckpt", "metrics.jsonl", "config.json"}) CHECK(fs::exists(machine + "/out/" + f));
+  // publish: tests best.ckpt on the test split (where test.txt is missing or names another
+  // checkpoint), draws the curve against images seen with the markers' kNN and chance, copies
+  // the records and writes the tables; it trains nothing
+  const std::string pub = t / "publish", o = pub + "/out";
+  fs::create_directories(o);
+  fs::create_directories(pub + "/docs");
+  std::ofstream(pub + "/docs/pathfinder-lra.md") << "# p\n\n### full\n\n| old |\n\n## The runs at equal images seen\n\n| old |\n";
+  std::ofstream(pub + "/docs/lra.md") << "**Pathfinder-32, 4x4 patches, LRA's recipe**\n\n| old |\n";
+  std::ofstream(o + "/metrics.jsonl") << "{\"step\":313,\"cpu_seconds\":10,\"val_acc\":0.5,\"val_loss\":0.69314}\n"
+                                         "{\"step\":626,\"cpu_seconds\":20,\"val_acc\":0.55,\"val_loss\":0.68}\n";
+  for (const char* f : {"last.ckpt", "best.ckpt", "config.json"}) std::ofstream(o + "/" + f) << f;
+  const Flags curve = {{"run", o}, {"x", "examples"}, {"log-x", ""}, {"acc-range", "0.45:0.8"}, {"levels", "0.67=markers' kNN (67%),0.5=chance"}};
+  const Flags test = {{"ckpt", o + "/best.ckpt"}, {"split", "test"}};
+  for (const char* state : {"no test.txt", "test.txt of this best.ckpt", "best.ckpt changed since test.txt"}) {
+    CAPTURE(state);
+    if (std::string(state) == "best.ckpt changed since test.txt") std::ofstream(o + "/best.ckpt") << "a better one";
+    REQUIRE_MESSAGE(sh(pub, "full " + o + " publish", &out) == 0, out);
+    c = calls();
+    const bool retest = std::string(state) != "test.txt of this best.ckpt";
+    REQUIRE(c.size() == (retest ? 2u : 1u));
+    if (retest) {
+      CHECK(c[0].sub == "eval");
+      CHECK(c[0].omp == "OMP_NUM_THREADS=1");
+      CHECK_MESSAGE(same(c[0].flags, test).empty(), same(c[0].flags, test));
+    }
+    CHECK(c.back().sub == "plot");
+    CHECK_MESSAGE(same(c.back().flags, curve).empty(), same(c.back().flags, curve));
+    std::string sha;
+    REQUIRE(az::test::run_shell("sha1sum " + o + "/best.ckpt | cut -c1-40", &sha) == 0);
+    CHECK(slurp_file(pub + "/docs/pathfinder-lra/full/test.txt") ==
+          "best.ckpt sha1 " + sha.substr(0, 40) + "\ntest accuracy 0.625, loss 0.66 over 20000 examples\n");
+    for (const char* f : {"metrics.jsonl", "last.ckpt", "best.ckpt", "config.json", "curves.gp", "curves.png", "curves.svg"})
+      CHECK(fs::exists(pub + "/docs/pathfinder-lra/full/" + f));
+    CHECK(contains(slurp_file(pub + "/docs/pathfinder-lra.md"), "### full\n\n| images seen | step | validation accuracy | validation loss |\n"
+                                                                "|---:|---:|---:|---:|\n| 160,256 | 313 | 0.500 | 0.6931 |\n"));
+  }
 }
