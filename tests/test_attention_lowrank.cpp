@@ -347,6 +347,106 @@ TEST_CASE("orthogonal_gaussian: orthogonal rows inside each block, chi-distribut
   CHECK(mean_sq == doctest::Approx(double(d)).epsilon(0.5));  // E|row|^2 = d
 }
 
+namespace {
+// FAVOR+'s orthogonal draw worked out here from a copy of the random source, in the order the
+// scheme consumes it: per block of d rows, a d x d Gaussian block (row-major), orthonormalised by
+// classical Gram-Schmidt on its rows in long double (Q of its QR, rows in order), then for each row
+// kept the length of a fresh Gaussian d-vector (chi with d degrees of freedom), which scales it.
+std::vector<double> favor_draw_by_hand(int64_t m, int64_t d, Rng& rng) {
+  std::vector<double> w(size_t(m * d));
+  for (int64_t b0 = 0; b0 < m; b0 += d) {
+    std::vector<long double> g(size_t(d * d)), q(size_t(d * d));
+    for (auto& x : g) x = rng.normal();
+    for (int64_t i = 0; i < d; ++i) {
+      for (int64_t t = 0; t < d; ++t) q[size_t(i * d + t)] = g[size_t(i * d + t)];
+      for (int64_t j = 0; j < i; ++j) {  // minus the projections of the original row on q_0..q_{i-1}
+        long double dot = 0;
+        for (int64_t t = 0; t < d; ++t) dot += g[size_t(i * d + t)] * q[size_t(j * d + t)];
+        for (int64_t t = 0; t < d; ++t) q[size_t(i * d + t)] -= dot * q[size_t(j * d + t)];
+      }
+      long double len = 0;
+      for (int64_t t = 0; t < d; ++t) len += q[size_t(i * d + t)] * q[size_t(i * d + t)];
+      for (int64_t t = 0; t < d; ++t) q[size_t(i * d + t)] /= std::sqrt(len);
+    }
+    for (int64_t i = 0; i < d && b0 + i < m; ++i) {
+      long double chi2 = 0;
+      for (int64_t t = 0; t < d; ++t) {
+        long double z = rng.normal();
+        chi2 += z * z;
+      }
+      for (int64_t t = 0; t < d; ++t) w[size_t((b0 + i) * d + t)] = double(q[size_t(i * d + t)] * std::sqrt(chi2));
+    }
+  }
+  return w;
+}
+
+// The largest |cos| between two rows of one block of d rows of W [m,d] (0 for orthogonal blocks).
+double worst_cos_in_blocks(const Tensor& w) {
+  const int64_t m = w.size(0), d = w.size(1);
+  const float* p = w.data();
+  double worst = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = i + 1; j < m && j / d == i / d; ++j) {
+      double dot = 0, ni = 0, nj = 0;
+      for (int64_t t = 0; t < d; ++t)
+        dot += double(p[i * d + t]) * p[j * d + t], ni += double(p[i * d + t]) * p[i * d + t], nj += double(p[j * d + t]) * p[j * d + t];
+      worst = std::max(worst, std::fabs(dot) / std::sqrt(ni * nj));
+    }
+  return worst;
+}
+
+double worst_diff(const Tensor& w, const std::vector<double>& want) {
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(w.data()[i]) - want[i]));
+  return worst;
+}
+}  // namespace
+
+TEST_CASE("orthogonal_gaussian: equals the paper's scheme worked out by hand from the same random source") {
+  for (auto md : std::vector<std::pair<int64_t, int64_t>>{{20, 8}, {8, 8}, {3, 5}, {110, 32}}) {
+    const int64_t m = md.first, d = md.second;
+    CAPTURE(m);
+    CAPTURE(d);
+    Rng r(9), by_hand(9);
+    Tensor w = orthogonal_gaussian(m, d, r);
+    std::vector<double> want = favor_draw_by_hand(m, d, by_hand);
+    CHECK(worst_diff(w, want) < 1e-5);      // rows: |chi_d| ~ sqrt(d), floats
+    CHECK(worst_cos_in_blocks(w) < 1e-5);
+    CHECK(r.state() == by_hand.state());    // the draw takes exactly what the scheme takes
+  }
+}
+
+// Every W the performer holds, its first draw and each redraw, is orthogonal within its blocks of
+// d rows and is the scheme's draw from the random source as it stood (m = 20: blocks of 8, 8, 4).
+// RFA's W is i.i.d. N(0, 1): its redraw is the source's next m d normals, in order.
+TEST_CASE("performer and rfa: every drawn W, first and redrawn, is the paper's draw (performer: orthogonal blocks)") {
+  for (const char* name : {"performer", "rfa"}) {
+    std::string variant = name;
+    CAPTURE(variant);
+    const int64_t m = 20, d = 8;
+    auto att = make(name, 16, 2, 16, {{"features", double(m)}, {"redraw", 1}});
+    Tensor w = buffer(*att, "features");
+    REQUIRE(w.shape() == Shape{m, d});
+    if (variant == "performer") CHECK(worst_cos_in_blocks(w) < 1e-5);
+    att->train();
+    Tensor x = random_input(1, 5, 16, 72);
+    int redraws = 0;
+    for (int call = 0; call < 4; ++call) {
+      Rng source = global_rng();  // the source as the call finds it: a redraw is its first draw
+      std::vector<float> old = w.to_vector();
+      att->forward(x, Tensor());
+      if (w.to_vector() == old) continue;
+      ++redraws;
+      std::vector<double> want(size_t(m * d));
+      if (variant == "performer") want = favor_draw_by_hand(m, d, source);
+      else for (auto& v : want) v = source.normal();
+      CHECK(worst_diff(w, want) < 1e-5);
+      if (variant == "performer") CHECK(worst_cos_in_blocks(w) < 1e-5);
+    }
+    CHECK(redraws >= 2);  // --redraw 1: every training call after the first
+  }
+}
+
 TEST_CASE("rfa features: an unbiased estimate of the Gaussian kernel") {
   int64_t d = 6, m = 4000;
   Rng r(21);

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "autograd/gradcheck.h"
 #include "nn/layers.h"
@@ -201,6 +203,59 @@ TEST_CASE("gradient clipping scales to the global norm") {
   CHECK(b.grad_data()[0] == doctest::Approx(0.8f).epsilon(1e-5));
   CHECK(clip_grad_norm(ps, 10.0f) == doctest::Approx(1.0f).epsilon(1e-5));  // below: untouched
   CHECK(a.grad_data()[0] == doctest::Approx(0.6f).epsilon(1e-5));
+}
+
+// The norm that is logged and used to clip is the square root of every gradient's square, summed
+// in double here, element by element.  The sizes hit every path of clip_grad_norm's eight-lane sum:
+// whole groups of 8, tails of 1..7, a parameter shorter than one group, and a long one.  Each size
+// alone, then all at once (lanes carry over between parameters).  The clipped gradients are
+// g * max_norm / norm, and their norm is then max_norm.
+TEST_CASE("clip_grad_norm: the norm summed in double over parameters of many sizes; clipping scales by max_norm / norm") {
+  const std::vector<int64_t> sizes = {1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 1000};
+  Rng rng(17);
+  std::vector<NamedTensor> all;
+  for (int64_t n : sizes) {
+    Tensor t = Tensor::zeros({n}).set_requires_grad();
+    for (int64_t j = 0; j < n; ++j) t.grad_data()[j] = rng.uniform() * 2.0f - 1.0f;  // |g| < 1, mixed signs
+    all.push_back({"p" + std::to_string(n), t, true});
+  }
+  Tensor frozen = Tensor::zeros({5});  // no gradient: left out of the norm
+  all.push_back({"frozen", frozen, true});
+  auto norm_in_double = [](const std::vector<NamedTensor>& ps) {
+    long double sq = 0;
+    for (auto& p : ps)
+      if (p.tensor.has_grad())
+        for (int64_t j = 0; j < p.tensor.numel(); ++j) sq += (long double)p.tensor.grad_data()[j] * p.tensor.grad_data()[j];
+    return double(std::sqrt(sq));
+  };
+  for (size_t i = 0; i < sizes.size(); ++i) {  // each size alone, no clipping (max_norm 0)
+    std::vector<NamedTensor> one = {all[i]};
+    CAPTURE(sizes[i]);
+    CHECK(clip_grad_norm(one, 0.0f) == doctest::Approx(norm_in_double(one)).epsilon(1e-6));
+  }
+  std::vector<float> before;
+  for (auto& p : all)
+    if (p.tensor.has_grad()) before.insert(before.end(), p.tensor.grad_data(), p.tensor.grad_data() + p.tensor.numel());
+  const double want = norm_in_double(all);  // about sqrt(1204 / 3) = 20
+  CHECK(clip_grad_norm(all, 1000.0f) == doctest::Approx(want).epsilon(1e-6));  // above the norm: untouched
+  CHECK(clip_grad_norm(all, 0.0f) == doctest::Approx(want).epsilon(1e-6));     // 0: never clips
+  const float max_norm = 2.5f;
+  CHECK(clip_grad_norm(all, max_norm) == doctest::Approx(want).epsilon(1e-6));  // the norm before clipping
+  size_t i = 0;
+  double worst = 0;
+  for (auto& p : all) {
+    if (!p.tensor.has_grad()) continue;
+    for (int64_t j = 0; j < p.tensor.numel(); ++j, ++i)
+      worst = std::max(worst, std::fabs(p.tensor.grad_data()[j] - before[i] * max_norm / want));
+  }
+  CHECK(worst < 1e-6);  // |g| max_norm / norm < 0.13: a few float ulps
+  CHECK_FALSE(frozen.has_grad());
+  CHECK(norm_in_double(all) == doctest::Approx(max_norm).epsilon(1e-5));
+  // a non-finite norm clips nothing (the trainer then stops, naming the first non-finite gradient)
+  all[0].tensor.grad_data()[0] = INFINITY;
+  float g1 = all[1].tensor.grad_data()[0];
+  CHECK(std::isinf(clip_grad_norm(all, 1.0f)));
+  CHECK(all[1].tensor.grad_data()[0] == g1);
 }
 
 TEST_CASE("cosine schedule with min_lr > 0: reaches min_lr at the end, never goes below it, never rises") {
