@@ -115,6 +115,10 @@ struct AttentionInfo {
   // Settings its causal form needs where the defaults have none (longformer: no global tokens):
   // what a caller that must run it causally (the lm column of `attnzoo lra`) passes.
   std::map<std::string, double> causal_knobs = {};
+  // The invariants of the conformance suite (tests/test_conformance.cpp) it does not keep, by the
+  // suite's key ("batch-mates": an example's output alone equals its output in a padded batch),
+  // each with why, in a sentence.  The suite prints each, and fails when one no longer happens.
+  std::map<std::string, std::string> deviations = {};
 };
 
 struct RegisterAttention {

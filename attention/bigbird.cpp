@@ -131,7 +131,10 @@ RegisterAttention reg({"bigbird",
                        {{"block", 64, 1, 1 << 16, "positions per block"},
                         {"random_blocks", 3, 0, 1 << 16, "random key blocks per query block (fixed per layer)"}},
                        [](const AttentionConfig& c) { return std::make_shared<BigBirdAttention>(c); }, false,
-                       "fixed", {6, 1}, "its global and random blocks let early queries see later keys"});
+                       "fixed", {6, 1}, "its global and random blocks let early queries see later keys", {},
+                       {{"batch-mates", "its last block is global and its random blocks are drawn among the blocks of the padded length: "
+                                        "when --block is below the batch's length, an example's pattern "
+                                        "depends on how far its batch is padded"}}});
 
 }  // namespace
 }  // namespace az

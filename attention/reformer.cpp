@@ -308,7 +308,11 @@ RegisterAttention reg({"reformer",
                         {"buckets", 0, 0, 65536, "hash buckets (even); 0 = padded length / bucket_size (--form 1: 10)"},
                         {"form", 0, 0, 1, "0 = paper (Kitaev et al.); 1 = lra (LRA's reformer_attention.py: fixed rotations, self allowed, raw keys, scores x sqrt(d), --buckets chunks, no padding mask; LRA ran --hashes 1)"}},
                        [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); }, false,
-                       "learned", {7, 1}, "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N"});
+                       "learned", {7, 1}, "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N",
+                       {},
+                       {{"batch-mates", "with --buckets 0 there are (padded length) / --bucket-size buckets, the paper's rule (trax pads every input "
+                                        "to the full length): when that is below the batch's length, an example's hashes depend on how far "
+                                        "its batch is padded"}}});
 
 }  // namespace
 }  // namespace az
