@@ -185,6 +185,50 @@ $(BUILD)/tests/test_examples: $(EXAMPLE_BIN)
 # test_docs runs the README's commands, which start the examples and link libattnzoo.a.
 $(BUILD)/tests/test_docs: $(EXAMPLE_BIN)
 
+# ---- out of tree: a variant or a task in a folder of one's own (issue 77) ----------------
+# make USER_DIR=path compiles each path/*.cpp (a variant or a task that registers itself, as
+# attention/*.cpp and train/tasks/*.cpp do, including the project's headers as they do) into
+# $(BUILD)/user/NAME/ (NAME: the folder's name) and links it with libattnzoo.a into
+# $(BUILD)/user/NAME/attnzoo and $(BUILD)/user/NAME/test_conformance: no project file and
+# nothing of the default build changes.  make conformance USER_DIR=path runs the conformance
+# suite over the registry, theirs in it (test_conformance -sc='NAME*' checks one model).
+# examples/user_variant is such a folder: build/tests/test_conformance links it, so that
+# make test holds it to the suite; tests/test_examples checks these rules (make -n).
+user_build = $(BUILD)/user/$(notdir $(abspath $(1)))
+user_objs  = $(patsubst $(1)/%.cpp,$(call user_build,$(1))/%.o,$(wildcard $(1)/*.cpp))
+define user_rules
+$(call user_objs,$(1)): $(call user_build,$(1))/%.o: $(1)/%.cpp $(FLAGS_FILE) | $(DEPS_OK)
+	@mkdir -p $$(dir $$@)
+	$$(CCACHE) $$(CXX) $$(CPPFLAGS) $$(CXXFLAGS) -c $$< -o $$@
+-include $(patsubst %.o,%.d,$(call user_objs,$(1)))
+endef
+EXAMPLE_USER_DIR := examples/user_variant
+EXAMPLE_USER_OBJ := $(call user_objs,$(EXAMPLE_USER_DIR))
+$(eval $(call user_rules,$(EXAMPLE_USER_DIR)))
+$(BUILD)/tests/test_conformance: $(EXAMPLE_USER_OBJ)
+.PHONY: conformance
+ifeq ($(USER_DIR),)
+conformance: $(BUILD)/tests/test_conformance
+	ATTNZOO_BIN=$(BUILD)/attnzoo $<
+else
+USER_SRC_DIR := $(patsubst %/,%,$(USER_DIR))
+USER_BUILD   := $(call user_build,$(USER_SRC_DIR))
+USER_OBJ     := $(call user_objs,$(USER_SRC_DIR))
+ifeq ($(USER_OBJ),)
+$(error USER_DIR=$(USER_DIR) holds no .cpp file (expected the folder of a variant's or a task's .cpp))
+endif
+ifneq ($(abspath $(USER_SRC_DIR)),$(abspath $(EXAMPLE_USER_DIR)))
+$(eval $(call user_rules,$(USER_SRC_DIR)))
+endif
+all: $(USER_BUILD)/attnzoo $(USER_BUILD)/test_conformance
+$(USER_BUILD)/attnzoo: $(BUILD)/train/cli/main.o $(USER_OBJ) $(LIB)
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) $(filter %.o,$^) $(LINK_LIB) -o $@ $(LDLIBS)
+$(USER_BUILD)/test_conformance: $(BUILD)/tests/test_conformance.o $(BUILD)/tests/doctest_main.o $(USER_OBJ) $(LIB)
+	$(CXX) $(CXXFLAGS) $(LDFLAGS) $(filter %.o,$^) $(LINK_LIB) -o $@ $(LDLIBS)
+conformance: $(USER_BUILD)/test_conformance $(USER_BUILD)/attnzoo
+	ATTNZOO_BIN=$(USER_BUILD)/attnzoo $<
+endif
+
 # make install [PREFIX=/usr/local] [DESTDIR=]: the headers under
 # include/attnzoo/ (included as "train/model.h", ...), libattnzoo.a, the
 # attnzoo program and attnzoo.pc, whose --libs wraps the archive in
