@@ -113,6 +113,7 @@ BlockPadding block_padding(int64_t B, int64_t N, int64_t b, int64_t nb, const Te
 
 class SinkhornAttention : public Attention {
  public:
+  friend Tensor az::sinkhorn_gumbel(const Shape& s);  // its noise, for the tests (sinkhorn.h)
   explicit SinkhornAttention(const AttentionConfig& c) : Attention(c) {
     proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
     sort_ = register_module("sort", std::make_shared<SortNet>(c.head_dim()));
@@ -314,4 +315,7 @@ RegisterAttention reg({"sinkhorn",
                        "learned", {8, 1}, "its sorting net reads whole blocks, later ones included"});
 
 }  // namespace
+
+Tensor sinkhorn_gumbel(const Shape& s) { return SinkhornAttention::gumbel(s); }
+
 }  // namespace az

@@ -21,4 +21,9 @@ Tensor sorted_block_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                               const Tensor& key_pad, int64_t block, int64_t sortcut, float scale, float dropout_p,
                               bool training, std::vector<float>* weights = nullptr);
 
+// The Gumbel(0,1) noise a training forward adds to the block scores R [B,H,n,n]: one draw of
+// global_rng() is its key, and an element's u comes from a hash of its index counted over the whole
+// batch (rng.h's BatchShard), as dropout's mask does.
+Tensor sinkhorn_gumbel(const Shape& s);
+
 }  // namespace az

@@ -163,6 +163,11 @@ size_t pool_peak_bytes() {
 size_t pool_live_bytes() {
   return sum_pools([](const Pool& p) { return p.live; });
 }
+// The pools that share the floor (tests/test_step_state.cpp checks what they keep against it).
+size_t pool_count() {
+  std::lock_guard<std::mutex> l(pools().mu);
+  return pools().all.size();
+}
 void pool_release() {
   std::vector<Pool*> all;
   {
