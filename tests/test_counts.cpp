@@ -108,7 +108,9 @@ TEST_CASE("FLOPs of softmax_attention: 2 G N M (d + dv) forward, 4 G N M (d + dv
 // kernel_attention: out = phi_q (phi_k^T [V 1]), p = m features, r = d + 1 columns.  Not causal: two
 // products of N p r.  Causal, in chunks of C positions (C divides N here): the same two against the
 // running sums, plus within each chunk the masked L x L block T = A_c B_c^T and T C_c, 2 N C (p + r).
-// Backward: that primitive once per input that takes a gradient.
+// Backward, causal: that primitive once per input that takes a gradient.  Not causal, with S =
+// phi_k^T [V 1] kept from the forward: dphi_q = dO' S^T, U = phi_q^T dO' (for dphi_k and dV),
+// dphi_k = [V 1] U^T, d[V 1] = phi_k U, one product of N p r each.
 TEST_CASE("FLOPs of kernel_attention: 4 N m (d+1) per group, plus 2 N C (m + d + 1) within chunks when causal") {
   const int64_t B = 2, H = 2, N = 40, m = 6, d = 5, C = 8;
   const double G = B * H, p = m, r = d + 1;
@@ -122,7 +124,8 @@ TEST_CASE("FLOPs of kernel_attention: 4 N m (d+1) per group, plus 2 N C (m + d +
         for (int64_t i = 0; i < B * H * N * m; ++i) t[i] = std::fabs(t[i]);  // positive features
       Tensor y;
       CHECK(flops_of([&] { y = kernel_attention(pq, pk, v, causal, 1e-6f, KernelNorm::add_eps, C); }) == G * prim);
-      CHECK(flops_of([&] { backward_of(y); }) == (grads == 0 ? 3 : 1) * G * prim);
+      const double bwd = causal ? (grads == 0 ? 3 : 1) * prim : (grads == 0 ? 4 : 2) * 2 * N * p * r;
+      CHECK(flops_of([&] { backward_of(y); }) == G * bwd);
     }
   }
 }

@@ -156,7 +156,11 @@ Tensor kernel_attention(const Tensor& phi_q, const Tensor& phi_k, const Tensor& 
              float* dQ = phi_q.requires_grad() ? phi_q.grad_data() : nullptr;
              float* dK = phi_k.requires_grad() ? phi_k.grad_data() : nullptr;
              float* dV = v.requires_grad() ? v.grad_data() : nullptr;
-             count_matmul_flops(double(G) * kprod_flops(back, N, m, d + 1, chunk) * ((dQ != nullptr) + (dK != nullptr) + (dV != nullptr)));
+             // Causal: one kprod per gradient.  Not causal: the products below, 2 N m (d+1) each: dQ, U
+             // (when dK or dV is wanted), dK, dV; at most four, not three kprods' six.
+             const int grads = (dQ != nullptr) + (dK != nullptr) + (dV != nullptr);
+             count_matmul_flops(mode == kFull ? 2.0 * double(G) * double(N) * double(m) * double(d + 1) * (grads + (dK || dV))
+                                              : double(G) * kprod_flops(back, N, m, d + 1, chunk) * grads);
              for_groups(G, N * m * d, [&](int64_t g) {
                std::vector<float> Va(size_t(N * (d + 1))), dOa(size_t(N * (d + 1)));
                augment(V + g * N * d, N, d, Va.data());
