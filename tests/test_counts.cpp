@@ -13,6 +13,7 @@
 #include "attention/decode/decode.h"
 #include "attention/flash.h"
 #include "attention/kernels/blocksparse.h"
+#include "attention/kernels/cluster_util.h"
 #include "attention/kernels/kernel_util.h"
 #include "mlp_mixer/token_mlp.h"
 #include "tests/attention_check.h"
@@ -156,6 +157,19 @@ TEST_CASE("FLOPs of sparse_attention: 2 B (entries) (d + dv) forward, 4 B (entri
     CHECK(flops_of([&] { y = sparse_attention(q, k, v, layouts, Tensor(), 0.5f); }) == 2 * B * per_example * (d + dv));
     CHECK(flops_of([&] { backward_of(y); }) == 4 * B * per_example * (d + dv));
   }
+}
+
+// The chunk kernel behind reformer, routing and sinkhorn: per (group, chunk) S = Q K^T and O = P V
+// over cq queries and ck keys forward, dV, dP, dQ, dK backward (its recomputed S not counted).
+TEST_CASE("FLOPs of chunk_attention: 2 G C cq ck (d + dv) forward, 4 G C cq ck (d + dv) backward") {
+  const int64_t G = 2, C = 2, cq = 3, ck = 4, d = 4, dv = 3;
+  Chunks ch;
+  ch.q_rows = IntTensor({G, C, cq}, {0, 1, 2, 3, 4, 5, 0, 2, 4, 1, 3, 5});
+  ch.k_rows = IntTensor({G, C, ck}, {0, 1, 2, 3, 1, 2, 3, 4, 4, 3, 2, 1, 0, 1, 2, 3});
+  Tensor q = leaf({G, 6, d}, 30), k = leaf({G, 5, d}, 31), v = leaf({G, 5, dv}, 32);
+  ChunkResult res;
+  CHECK(flops_of([&] { res = chunk_attention(q, k, v, ch, 0.5f); }) == 2.0 * G * C * cq * ck * (d + dv));
+  CHECK(flops_of([&] { backward_of(res.out); }) == 4.0 * G * C * cq * ck * (d + dv));
 }
 
 // token_mlp: Z = W1^T X [S,D] and Y = W2 H [N,D] per example forward; dW2, dH, dW1 (and dX when x

@@ -93,6 +93,7 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
                             float dropout_p, bool training, std::vector<float>* weights) {
   OpScope prof("chunk_attention");
   Plan p = check(q, k, v, ch_in);
+  count_matmul_flops(2.0 * double(p.G * p.C) * double(p.cq * p.ck) * double(p.d + p.dv));  // S = Q K^T, O = P V
   auto ch = std::make_shared<const Chunks>(ch_in);  // shared with the backward closure, not copied again
   // Dropout weight (g, c, i, j) is number ((g C + c) cq + i) ck + j of the [G,C,cq,ck] weights.
   const tile::Dropout drop = tile::Dropout::draw(dropout_p, training, global_rng(), p.G, p.G * p.C * p.cq * p.ck);
@@ -143,6 +144,8 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
     float* dq = q.requires_grad() ? q.grad_data() : nullptr;
     float* dk = k.requires_grad() ? k.grad_data() : nullptr;
     float* dv = v.requires_grad() ? v.grad_data() : nullptr;
+    // dV, dP, dQ, dK as model FLOPs (the recomputed S is not counted, as flash does)
+    count_matmul_flops(4.0 * double(p.G * p.C) * double(p.cq * p.ck) * double(p.d + p.dv));
     // q and k may share a buffer (shared-QK callers): groups own disjoint rows either way.
     bool par = p.G > 1 && p.G * p.C * p.cq * p.ck * (p.d + p.dv) > (1 << 17);
 #pragma omp parallel if (par)
