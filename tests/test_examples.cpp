@@ -70,6 +70,16 @@ int predict_here(const std::string& ckpt, const std::string& expr) {
   return best;
 }
 
+// What a command line writes: the word after " -o ", or "".
+std::string output_of(const std::string& line) {
+  size_t at = line.find(" -o ");
+  if (at == std::string::npos) return "";
+  std::istringstream words(line.substr(at + 4));
+  std::string out;
+  words >> out;
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("examples/train_model: trains a model of its own on its own data") {
@@ -151,4 +161,52 @@ TEST_CASE("make install: headers, library, program and a pkg-config file a user'
   INFO(my.out);
   CHECK(my.status == 0);
   CHECK(number_after(my.out, "test accuracy ") >= 0.9);
+}
+
+// make USER_DIR=path (Makefile, issue 77): a folder of one's own builds into $(BUILD)/user/NAME/,
+// apart from the default build, and examples/user_variant is linked into the conformance suite.
+// The rules are read as `make -n` prints them (a real build of a second attnzoo costs a link of
+// the whole library); the example is run through the suite itself.
+TEST_CASE("make USER_DIR=path: a folder of one's own builds apart; examples/user_variant passes the conformance suite") {
+  TempDir t("az_user_dir");  // a folder of one's own, outside the tree: its name is its build folder's
+  std::filesystem::copy_file("examples/user_variant/cosine.cpp", t / "cosine.cpp");
+  const std::string b = build_dir(), name = std::filesystem::path(t.path).filename().string(), ub = b + "/user/" + name;
+  const std::string make = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n --no-print-directory BUILD=" + b + " ";
+  Run dry = run(make + "USER_DIR=" + t.path + "/ conformance");
+  INFO(dry.out);
+  REQUIRE(dry.status == 0);
+  bool compiled = false, linked = false, suite = false, ran = false, touched_default = false;
+  for (const std::string& l : lines_of(dry.out)) {
+    compiled |= contains(l, "-c " + t.path + "/cosine.cpp -o " + ub + "/cosine.o");
+    linked |= contains(l, " -o " + ub + "/attnzoo ") && contains(l, b + "/train/cli/main.o " + ub + "/cosine.o ") &&
+              contains(l, "--whole-archive " + b + "/libattnzoo.a");
+    suite |= contains(l, " -o " + ub + "/test_conformance ") && contains(l, b + "/tests/test_conformance.o ") &&
+             contains(l, ub + "/cosine.o ");
+    ran |= contains(l, "ATTNZOO_BIN=" + ub + "/attnzoo " + ub + "/test_conformance");
+    // a default program relinked (objects are listed too: make -n takes the flags file, which make
+    // always remakes, as changed)
+    const std::string out = output_of(l);
+    touched_default |= out == b + "/attnzoo" || (out.rfind(b + "/tests/test_", 0) == 0 && out.substr(out.size() - 2) != ".o");
+  }
+  CHECK_MESSAGE(compiled, "the folder's .cpp is compiled into " << ub);
+  CHECK_MESSAGE(linked, "its attnzoo links it with main.o and the whole library");
+  CHECK_MESSAGE(suite, "its conformance suite links it");
+  CHECK_MESSAGE(ran, "make conformance runs its suite with its attnzoo");
+  CHECK_MESSAGE(!touched_default, "the default build's programs are not rebuilt");
+  // a folder without sources: one line naming it
+  std::filesystem::create_directory(t / "empty");
+  Run empty = run(make + "USER_DIR=" + (t / "empty") + " conformance");
+  CHECK(empty.status == 2);
+  CHECK(contains(empty.out, "USER_DIR=" + (t / "empty") + " holds no .cpp file"));
+  // the default suite links the example, whatever it was last built from
+  Run deflt = run(make + "-B " + b + "/tests/test_conformance");
+  bool example_linked = false;
+  for (const std::string& l : lines_of(deflt.out))
+    example_linked |= contains(l, " -o " + b + "/tests/test_conformance ") && contains(l, b + "/user/user_variant/cosine.o ");
+  CHECK_MESSAGE(example_linked, "build/tests/test_conformance links examples/user_variant");
+  // and the example goes through every invariant there
+  Run conf = run("OMP_WAIT_POLICY=passive " + az::test::run_prefix() + b + "/tests/test_conformance --no-intro -sc='cosine*'");
+  INFO(conf.out);
+  CHECK(conf.status == 0);
+  CHECK(number_after(conf.out, "[doctest] assertions:") >= 100);  // its subcases ran: the example is in the registry
 }
