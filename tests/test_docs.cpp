@@ -6,6 +6,9 @@
 // tree (the working directory, or $ATTNZOO_SRC); gnuplot must be installed.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -442,7 +445,7 @@ TEST_CASE("attnzoo docs: writes a page and an index from the records; a removed 
   // --maps keep: no training run; the page says how to draw the map.
   std::string lra = "mini=" + root + "/docs/lra/mini3/results.jsonl,full=" + root + "/docs/lra/full/results.jsonl";
   cmd_docs({"--out", out, "--src", root, "--models", "local,fnet", "--maps", "keep", "--bench", root + "/docs/bench/variants.jsonl",
-            "--lra", lra, "--lra-bench", root + "/docs/lra/mini3/bench.jsonl"});
+            "--lra", lra, "--lra-bench", root + "/docs/lra/mini3/bench.jsonl", "--tour", tmp / "tour.md"});  // the tour apart
   std::string page = read(fs::path(out) / "local.md");
   // the opening comment of attention/local.cpp, the knob table, the LRA row and the commands
   CHECK(contains(page, "local: sliding-window attention, computed blockwise."));
@@ -674,50 +677,83 @@ TEST_CASE("generated pages: each quotes the newest records of each preset, uncha
   CHECK_MESSAGE(missing.empty(), (missing.empty() ? std::string() : missing[0]));
 }
 
-TEST_CASE("one reading order: README, ARCHITECTURE and the tour list the same models in the same order, and name what exists") {
-  // (issue 67: ARCHITECTURE put flash last where the tour puts it after full, and named a helper no reference calls)
+// The names a text lists, in order: every word that is a model of the zoo (a model's name is
+// its own word: "linear" in "linear." or "`attention/linear.cpp`" alike).
+static std::vector<std::string> models_named(const std::string& text, const std::vector<std::string>& zoo) {
+  std::vector<std::string> found;
+  std::regex word(R"re([a-z][a-z0-9_+-]*)re");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator(); ++it)
+    if (std::count(zoo.begin(), zoo.end(), it->str())) found.push_back(it->str());
+  return found;
+}
+
+TEST_CASE("one list, the registry's: README's and ARCHITECTURE's lists of models and the tour follow the registrations") {
+  // (issue 67: ARCHITECTURE put flash last where the tour puts it after full; issue 77: the lists were
+  // kept by hand, a new variant got a page but no tour stop, and "20 models" went stale)
   const std::string root = src_root();
   const std::string readme = read(fs::path(root) / "README.md"), arch = read(fs::path(root) / "docs/ARCHITECTURE.md"),
                     tour = read(fs::path(root) / "docs/tour.md");
-  // the tour: its "### name" headings
+  const std::vector<std::string> zoo = zoo_models(root);
+  // every registration in the tree names its place in the lecture
+  for (auto& name : zoo)
+    CHECK_MESSAGE(attention_info(name).lecture.stop > 0,
+                  (model_source(root, name) + ": its RegisterAttention names no place in the lecture: add {stop, seat} "
+                   "after the family (attention/attention.h, LecturePlace; the stops are docs/tour.md's)"));
+  // the survey's models in the lecture's order, by hand (a new variant may sit anywhere among them)
+  const std::vector<std::string> survey = {"full", "flash", "local", "strided", "global", "longformer", "bigbird",
+                                           "reformer", "routing", "sinkhorn", "linformer", "compressed", "linear",
+                                           "efficient", "rfa", "performer", "synthesizer", "mixer", "gmlp", "fnet"};
+  size_t seen = 0;
+  for (auto& m : zoo) seen += seen < survey.size() && m == survey[seen];
+  CHECK_MESSAGE(seen == survey.size(), ("the registrations' {stop, seat} put " + (seen < survey.size() ? survey[seen] : "") +
+                                        " out of the lecture's order"));
+  const std::string run = ": run `make docs` (or `make docs MODELS=NAME`), which writes it from the registry";
+  // the tour: its "### name" headings, the models in that order
   std::vector<std::string> from_tour;
   std::istringstream tl(tour);
   for (std::string l; std::getline(tl, l);)
     if (l.rfind("### ", 0) == 0) from_tour.push_back(l.substr(4));
-  // ARCHITECTURE: the `NAME.cpp` files of its reading order's items 5 and 6, in order (not kernels/, not reformer_lra)
-  const size_t a0 = arch.find("5. `attention/attention.h`"), a1 = arch.find("7. `attention/kernels/`");
-  REQUIRE(a0 != std::string::npos);
-  REQUIRE(a1 != std::string::npos);
-  const std::string items = arch.substr(a0, a1 - a0);
-  std::vector<std::string> from_arch;
-  for (size_t at = items.find('`'); at != std::string::npos; at = items.find('`', at + 1)) {
-    size_t end = items.find('`', at + 1);
-    if (end == std::string::npos) break;
-    std::string tok = items.substr(at + 1, end - at - 1);
-    at = end;
-    if (tok.size() < 5 || tok.compare(tok.size() - 4, 4, ".cpp") != 0 || contains(tok, "kernel") || contains(tok, "_lra") ||
-        tok.rfind("tests/", 0) == 0)
-      continue;
-    std::string name = fs::path(tok).stem().string();
-    CHECK_MESSAGE((fs::exists(fs::path(root) / "attention" / (name + ".cpp")) || fs::exists(fs::path(root) / "mlp_mixer" / (name + ".cpp"))),
-                  ("ARCHITECTURE names " + tok + ", which is not a file"));
-    from_arch.push_back(name);
+  CHECK_MESSAGE(from_tour == zoo, ("docs/tour.md's stops are not the registry's models in the lecture's order" + run));
+  // README: its block is the registry's, and says so read on its own: the count, then each model
+  // in order after the name of its family
+  const std::string rb = models_block_of(readme), ab = models_block_of(arch);
+  CHECK_MESSAGE(rb == models_block("readme", root), ("README.md's list of models is not the registry's" + run));
+  CHECK(contains(rb, "The " + std::to_string(zoo.size()) + " models in the lecture's order"));
+  CHECK(models_named(rb, zoo) == zoo);
+  std::string flat = rb;
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  for (auto& m : zoo) {
+    size_t at = std::string::npos;
+    for (const char* end : {",", ";", "."}) at = std::min(at, flat.find(" " + m + end));
+    std::smatch fam;
+    const std::string before = flat.substr(0, at == std::string::npos ? 0 : at + 1);  // "...; fixed: local, "
+    CHECK_MESSAGE(std::regex_search(before, fam, std::regex(R"re(([a-z/-]+): [^:]*$)re")), (m + " is not in README's list"));
+    CHECK_MESSAGE(fam[1].str() == attention_info(m).family, (m + " is listed under '" + fam[1].str() + "'"));
   }
-  // README: the list after "the models as the lecture"
-  const size_t r0 = readme.find("take them: "), r1 = readme.find(". Each file's", r0);
-  REQUIRE(r0 != std::string::npos);
-  std::string list = readme.substr(r0 + 11, r1 - r0 - 11);
-  std::replace(list.begin(), list.end(), '\n', ' ');
-  std::vector<std::string> from_readme;
-  std::istringstream rl(list);
-  for (std::string w; std::getline(rl, w, ',');) {
-    w.erase(0, w.find_first_not_of(' '));
-    w.erase(w.find_last_not_of(' ') + 1);
-    from_readme.push_back(w);
+  // ARCHITECTURE: its block is the registry's: each model's file, in order, and each file exists
+  CHECK_MESSAGE(ab == models_block("architecture", root), ("docs/ARCHITECTURE.md's list of models is not the registry's" + run));
+  std::vector<std::string> files;
+  std::regex file(R"re(`([a-z_]+/([a-z0-9_+-]+)\.cpp)`)re");
+  for (auto it = std::sregex_iterator(ab.begin(), ab.end(), file); it != std::sregex_iterator(); ++it) {
+    CHECK_MESSAGE(fs::exists(fs::path(root) / (*it)[1].str()), ("ARCHITECTURE names " + (*it)[1].str() + ", which is not a file"));
+    files.push_back((*it)[2].str());
   }
-  CHECK(from_tour.size() == attention_names().size());
-  CHECK(from_arch == from_tour);
-  CHECK(from_readme == from_tour);
+  CHECK(files == zoo);
+  // no count of the models by hand: "N models" only inside a generated block
+  for (const char* page : {"README.md", "docs/pytorch.md", "docs/ARCHITECTURE.md"}) {
+    std::string text = read(fs::path(root) / page);
+    const std::string block = models_block_of(text);
+    if (!block.empty()) text.replace(text.find(block), block.size(), std::string(std::count(block.begin(), block.end(), '\n'), '\n'));
+    std::istringstream in(text);
+    int line = 0;
+    for (std::string l; std::getline(in, l);) {
+      ++line;
+      std::smatch m;
+      CHECK_MESSAGE(!std::regex_search(l, m, std::regex(R"re(\b[0-9]+ models\b)re")),
+                    (std::string(page) + ":" + std::to_string(line) + " counts the models by hand ('" + m.str() +
+                     "'): say 'every model', or let the registry's list (make docs) give the count"));
+    }
+  }
   // every file and function the reading order names in backquotes exists
   const std::string order = arch.substr(arch.find("## Reading order"), arch.find("## Where a change belongs") - arch.find("## Reading order"));
   for (size_t at = order.find('`'); at != std::string::npos; at = order.find('`', at + 1)) {
@@ -733,6 +769,161 @@ TEST_CASE("one reading order: README, ARCHITECTURE and the tour list the same mo
   for (const char* fn : {"masked_attention", "mask_from_rule", "feature_map_attention", "dense_reference"})
     CHECK_MESSAGE(contains(read(fs::path(root) / "attention/common.h"), std::string(fn) + "("), fn);
   CHECK(contains(read(fs::path(root) / "autograd/ops_elementwise.cpp"), "static Tensor unary("));
+}
+
+TEST_CASE("a new variant joins its stop of the tour, the README's and ARCHITECTURE's lists and their count from its registration alone") {
+  // (issue 77: an added Nyströmformer got a page, but no tour stop, and every list and count went stale)
+  const std::string root = src_root();
+  const std::vector<std::string> zoo = zoo_models(root);
+  // a tree holding the zoo's files and two more: one joining the low-rank stop (9), one opening stop 13
+  TempDir tmp("az_zoo");
+  for (auto& name : zoo) {
+    fs::create_directories(fs::path(tmp.path) / fs::path(model_source(root, name)).parent_path());
+    std::ofstream(tmp / model_source(root, name));
+  }
+  std::ofstream(tmp / "attention/nystrom.cpp");
+  std::ofstream(tmp / "attention/ownstop.cpp");
+  // registered in a child process: the registry cannot forget, and the other cases read it whole
+  const std::string result = tmp / "lists.txt";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::string out;
+    try {
+      RegisterAttention a({"nystrom", "landmarks by segment means", {}, attention_info("full").make, false,
+                           "low-rank/kernel", {9, 3}});
+      RegisterAttention b({"ownstop", "a stop of its own", {}, attention_info("full").make, false, "dense", {13, 1}});
+      RegisterAttention c({"elsewhere", "no file in the tree", {}, attention_info("full").make, false, "dense", {1, 3}});
+      for (auto& st : tour_stops(tmp.path)) {
+        out += std::to_string(st.stop) + " " + st.title + " (" + st.idea + "):";
+        for (auto& m : st.models) out += " " + m;
+        out += "\n";
+      }
+      out += "--\n" + models_block("readme", tmp.path) + "--\n" + models_block("architecture", tmp.path);
+    } catch (const std::exception& e) {
+      out = std::string("error: ") + e.what();
+    }
+    std::ofstream(result) << out;
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::string got;
+  std::istringstream words(read(result));
+  for (std::string w; words >> w;) got += (got.empty() ? "" : " ") + w;  // one space for every run of blanks
+  INFO(got);
+  CHECK(contains(got, "9 Low rank: project the keys (")); // the stop's own prose
+  CHECK(contains(got, "): linformer compressed nystrom 10 Reordered products"));  // in its seat, at its stop
+  CHECK(contains(got, "): mixer gmlp fnet 13 ownstop (a stop of its own): ownstop --"));  // a stop of its own, last
+  CHECK(!contains(got, "elsewhere"));  // registered, but its file is not in the tree: not the zoo's
+  CHECK(contains(got, "The " + std::to_string(zoo.size() + 2) + " models in the lecture's order"));
+  CHECK(contains(got, "compressed, nystrom, linear,"));  // in its family's run
+  CHECK(contains(got, "gmlp, fnet; dense: ownstop. --"));  // a family met again is named again
+  CHECK(contains(got, "`attention/compressed.cpp`, `attention/nystrom.cpp`, `attention/linear.cpp`"));
+  CHECK(contains(got, "`mlp_mixer/fnet.cpp`, `attention/ownstop.cpp`."));
+  // a page without markers is refused, naming it and what it lacks
+  CHECK(contains(error_of([] { replace_models_block("# no list here\n", "x\n", "README.md"); }),
+                 "README.md has no models block (a line `<!-- models:begin"));
+  CHECK(replace_models_block("a\n  <!-- models:begin x -->\n  old\n  <!-- models:end -->\nb\n", "  new\n", "f") ==
+        "a\n  <!-- models:begin x -->\n  new\n  <!-- models:end -->\nb\n");
+}
+
+namespace {
+// Runs its scope in DIR (the generated pages name their records relative to the tree's root).
+struct InDir {
+  fs::path was;
+  explicit InDir(const fs::path& dir) : was(fs::current_path()) { fs::current_path(dir); }
+  ~InDir() { fs::current_path(was); }
+};
+}  // namespace
+
+TEST_CASE("attnzoo docs --models NAME: its page follows its own records; no other model's file changes, nothing retrains") {
+  // (issue 77: on a fresh clone, make docs retrained every model's map and rewrote 45 files of the
+  // other models: their CPU name, timings and map numbers)
+  const fs::path root = fs::absolute(src_root());
+  TempDir tmp("az_docs_one");
+  // a tree as make docs sees it (the pages name their sources and records from the root): the
+  // sources and records linked, docs/models a copy
+  const fs::path tree = tmp.path, committed = root / "docs/models";
+  fs::create_directories(tree / "docs");
+  for (const char* d : {"attention", "mlp_mixer", "docs/lra", "docs/bench", "docs/recall"})
+    fs::create_directory_symlink(root / d, tree / d);
+  fs::copy(committed, tree / "docs/models", fs::copy_options::recursive);
+  // local's record of its map run changes (its accuracy); full's, and every other's, stays
+  const fs::path maps_path = tree / "docs/models/maps.jsonl";
+  std::string old_acc;
+  {
+    std::istringstream in(read(maps_path));
+    std::string edited;
+    for (std::string l; std::getline(in, l);) {
+      std::smatch m;
+      if (contains(l, "\"model\": \"local\"") && std::regex_search(l, m, std::regex(R"re("test_acc": "([0-9.]+)")re"))) {
+        old_acc = m[1].str();
+        l.replace(size_t(m.position(1)), old_acc.size(), "0.999");
+      }
+      edited += l + "\n";
+    }
+    REQUIRE(!old_acc.empty());
+    std::ofstream(maps_path) << edited;
+  }
+  const std::string maps = read(maps_path);
+  {
+    InDir at(tree);  // make docs's own flags, so the recorded commands are the ones it would run
+    cmd_docs({"--out", "docs/models", "--tour", "docs/tour.md", "--runs", "runs/docs", "--models", "local,full",
+              "--bin", fs::absolute(root / az::test::attnzoo_bin()).string()});
+  }
+  CHECK(read(maps_path) == maps);  // kept: nothing retrained, no timing or CPU rewritten
+  CHECK(!fs::exists(tree / "runs"));
+  // local's page says its new accuracy and nothing else new
+  std::string want = read(committed / "local.md");
+  const std::string said = "reaches test accuracy " + old_acc + " ";
+  REQUIRE(contains(want, said));
+  want.replace(want.find(said), said.size(), "reaches test accuracy 0.999 ");
+  CHECK(read(tree / "docs/models/local.md") == want);
+  // every other file as committed, byte for byte: full's page, the pictures, the index; and the tour
+  int same = 0;
+  std::vector<std::pair<fs::path, fs::path>> files = {{root / "docs/tour.md", tree / "docs/tour.md"}};
+  for (auto& e : fs::directory_iterator(committed))
+    if (e.path().filename() != "local.md" && e.path().filename() != "maps.jsonl")
+      files.push_back({e.path(), tree / "docs/models" / e.path().filename()});
+  for (auto& [was, now] : files) {
+    CAPTURE(now);
+    REQUIRE(fs::exists(now));
+    std::ifstream a(was, std::ios::binary), b(now, std::ios::binary);
+    std::string x((std::istreambuf_iterator<char>(a)), {}), y((std::istreambuf_iterator<char>(b)), {});
+    CHECK_MESSAGE(x == y, (now.string() + " changed"));
+    ++same;
+  }
+  CHECK(same > 60);
+}
+
+TEST_CASE("make train a second time replaces the run it wrote before, in its own folder") {
+  // (issue 77: a second make train stopped at "runs/listops-full already holds a run", rc 2)
+  if (!attnzoo_runner().empty()) return;  // make's recipe names the native program
+  const std::string root = fs::absolute(src_root()).string();
+  const std::string make = "cd " + root + " && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -n train ";
+  std::string plain;
+  REQUIRE(run_shell(make + "2>/dev/null | grep ' train '", &plain) == 0);
+  CHECK(contains(plain, " train --task listops --model full --out runs/make-train --force"));
+  // the recipe itself, on a tiny model: twice, into a scratch TRAIN_OUT
+  TempDir tmp("az_make_train");
+  const std::string bin = fs::absolute(az::test::attnzoo_bin()).string(), run = tmp / "run";
+  std::string recipe;
+  REQUIRE(run_shell(make + "BUILD=" + fs::path(bin).parent_path().string() + " TRAIN_OUT=" + run +
+                        " TRAIN_ARGS='--task listops --model full --steps 2 --eval-every 2 --log-every 1 --dim 8 --heads 2"
+                        " --layers 1 --ffn 8 --batch 4' 2>/dev/null | grep ' train '",
+                    &recipe) == 0);
+  recipe.erase(recipe.find_last_not_of(" \n") + 1);
+  REQUIRE(recipe.find('\n') == std::string::npos);
+  std::string first, second;
+  CHECK(run_shell("cd " + root + " && OMP_NUM_THREADS=1 " + recipe + " 2>&1", &first) == 0);
+  CHECK_MESSAGE(run_shell("cd " + root + " && OMP_NUM_THREADS=1 " + recipe + " 2>&1", &second) == 0, second);
+  CHECK(contains(second, "--force: replaced the earlier run in " + run));
+  CHECK(contains(second, "test accuracy"));
+  // one run's records, not two appended
+  int finals = 0;
+  for (auto& r : read_jsonl(run + "/metrics.jsonl")) finals += r.count("final") > 0;
+  CHECK(finals == 1);
 }
 
 TEST_CASE("CI's Arm gate: a Makefile edit that leaves the Arm build as it was keeps the stamp; one that changes it, or an Arm-specific file, does not") {

@@ -266,10 +266,14 @@ MapResult map_section(const DocsOptions& o, const std::string& name, std::map<st
                       std::to_string(o.steps) + " --log-every 100 --seed 1 --out " + run;
   std::string map = "attnzoo attnmap --ckpt " + run + "/best.ckpt --index " + std::to_string(index) + " --out " +
                     (fs::path(o.out) / png).string();
-  if (o.maps == "train") {
-    // reuse the checkpoint only when maps.jsonl says it came from this very command
-    bool have = fs::exists(run + "/best.ckpt") && !o.fresh && records->count(name) &&
-                json_text((*records)[name], "train") == train;
+  // The map and its record stand while maps.jsonl says they came from this very command: a page
+  // changes only when its own records do (a fresh clone has no checkpoints, and retraining every
+  // model rewrote every page's timing and CPU). Else the checkpoint of this command, else a run.
+  const bool recorded = !o.fresh && records->count(name) && json_text((*records)[name], "train") == train;
+  if (o.maps == "train" && recorded && fs::exists(fs::path(o.out) / png)) {
+    std::fprintf(stderr, "docs: %s: keeping %s (maps.jsonl records its command)\n", name.c_str(), png.c_str());
+  } else if (o.maps == "train") {
+    bool have = fs::exists(run + "/best.ckpt") && recorded;
     std::fprintf(stderr, "docs: %s: %s\n", name.c_str(), have ? ("reusing " + run + "/best.ckpt").c_str() : train.c_str());
     ChildResult cr;
     if (!have) {
@@ -675,67 +679,59 @@ std::string recall_sweep_section(const DocsOptions& o, const std::string& name) 
 }
 
 // ---- the tour: the models in the lecture's order --------------------------------------------
-struct TourStop {
+// A stop's prose, by its number: the models at a stop are not listed here but
+// read from the registry (AttentionInfo::lecture), so a new variant joins the
+// stop its registration names; a number with no prose here opens a stop of its
+// own, titled by the model and told by its summary (StopProse, below).
+struct StopProse {
+  int stop;
   const char* title;
   const char* idea;
-  std::vector<std::string> models;
 };
 
-const std::vector<TourStop>& tour_stops() {
-  static const std::vector<TourStop> stops = {
-      {"Full attention, and why it costs N²",
+const std::vector<StopProse>& stop_prose() {
+  static const std::vector<StopProse> stops = {
+      {1, "Full attention, and why it costs N²",
        "Every query scores every key: the N × N matrix QKᵀ is computed, softmaxed row by row and multiplied by V, so "
        "time and memory grow as N². Flash computes the same numbers tile by tile and never holds the matrix, so its "
-       "memory is linear in N while its time stays quadratic. Everything below computes fewer entries, or none.",
-       {"full", "flash"}},
-      {"Local: a window around each token",
+       "memory is linear in N while its time stays quadratic. Everything below computes fewer entries, or none."},
+      {2, "Local: a window around each token",
        "Each query attends only to the keys within a fixed window of its position, so a row has a constant number of "
-       "entries and the cost is linear in N. Far tokens only meet through stacked layers.",
-       {"local"}},
-      {"Strided: every k-th token",
+       "entries and the cost is linear in N. Far tokens only meet through stacked layers."},
+      {3, "Strided: every k-th token",
        "Besides its own block, a query sees every k-th key, a dilated pattern that reaches far with few entries. "
-       "Local and strided heads together give every token a two-step path to every other.",
-       {"strided"}},
-      {"Global: a few tokens see everything",
+       "Local and strided heads together give every token a two-step path to every other."},
+      {4, "Global: a few tokens see everything",
        "A handful of tokens attend to all positions and all positions attend to them: a hub through which information "
-       "crosses the sequence in two steps, at a cost linear in N.",
-       {"global"}},
-      {"Longformer: window plus global",
+       "crosses the sequence in two steps, at a cost linear in N."},
+      {5, "Longformer: window plus global",
        "Longformer adds the global tokens to the local window (and may dilate the window), so the local pattern keeps "
-       "a path across the whole sequence.",
-       {"longformer"}},
-      {"BigBird: window, global and random",
+       "a path across the whole sequence."},
+      {6, "BigBird: window, global and random",
        "BigBird computes blocks: a sliding window of blocks, a few global blocks and a few random blocks per row. The "
-       "random blocks make the graph an expander, so paths between tokens are short.",
-       {"bigbird"}},
-      {"Clustering: attend within a bucket",
+       "random blocks make the graph an expander, so paths between tokens are short."},
+      {7, "Clustering: attend within a bucket",
        "Instead of a fixed pattern, similar queries and keys are grouped and attention is computed within each group: "
        "Reformer hashes them with random rotations (LSH), Routing clusters them with online k-means. The pattern "
-       "depends on the content.",
-       {"reformer", "routing"}},
-      {"Learned sorting: Sinkhorn",
+       "depends on the content."},
+      {8, "Learned sorting: Sinkhorn",
        "Sinkhorn attention learns to permute blocks of the sequence (a soft sorting matrix normalised by Sinkhorn "
-       "iterations), then attends locally within the sorted blocks, so related blocks become neighbours.",
-       {"sinkhorn"}},
-      {"Low rank: project the keys",
+       "iterations), then attends locally within the sorted blocks, so related blocks become neighbours."},
+      {9, "Low rank: project the keys",
        "The attention matrix is close to low rank, so N keys and values can be projected down to k summaries: "
        "Linformer with a learned projection along the sequence, compressed attention with a strided convolution. "
-       "Cost N × k.",
-       {"linformer", "compressed"}},
-      {"Reordered products and kernels",
+       "Cost N × k."},
+      {10, "Reordered products and kernels",
        "Replace softmax(QKᵀ) by φ(Q)φ(K)ᵀ and multiply in the other order, φ(Q)(φ(K)ᵀV): a d × d summary instead of "
        "an N × N matrix, linear in N. Linear attention uses elu+1, efficient attention normalises Q and K separately, "
-       "RFA and Performer use random features that approximate the softmax kernel.",
-       {"linear", "efficient", "rfa", "performer"}},
-      {"Synthesizer: attention without token-token scores",
+       "RFA and Performer use random features that approximate the softmax kernel."},
+      {11, "Synthesizer: attention without token-token scores",
        "Synthesizer does not compare queries with keys at all: the weights come from each token alone (dense) or are "
-       "learned parameters (random). It asks how much the dot product matters.",
-       {"synthesizer"}},
-      {"Attention-free: MLP-Mixer, gMLP, FNet",
+       "learned parameters (random). It asks how much the dot product matters."},
+      {12, "Attention-free: MLP-Mixer, gMLP, FNet",
        "No attention weights at all: MLP-Mixer mixes positions with an MLP along the sequence, gMLP with a spatial "
        "gating unit, FNet with a Fourier transform. They mix with a fixed length and fixed weights per position "
-       "rather than by content.",
-       {"mixer", "gmlp", "fnet"}},
+       "rather than by content."},
   };
   return stops;
 }
@@ -760,7 +756,7 @@ std::string tour_page(const DocsOptions& o, const BenchTable& vb, const std::vec
   md << " ([lra.md](lra.md) says where and when they ran). Each model has its own page with more: "
      << "[the models](" << models_rel << "/README.md).\n\n";
   int k = 0;
-  for (auto& st : tour_stops()) {
+  for (auto& st : tour_stops(o.src)) {
     md << "## " << ++k << ". " << st.title << "\n\n" << st.idea << "\n\n";
     for (auto& name : st.models) {
       const AttentionInfo& info = attention_info(name);
@@ -819,6 +815,88 @@ std::string tour_page(const DocsOptions& o, const BenchTable& vb, const std::vec
 
 }  // namespace
 
+// ---- the lists the registry writes: the zoo, the tour's stops, the marked blocks -------------
+
+std::string model_source(const std::string& src, const std::string& name) {
+  for (const char* d : {"attention", "mlp_mixer"})
+    if (fs::exists(fs::path(src) / d / (name + ".cpp"))) return std::string(d) + "/" + name + ".cpp";
+  return "";
+}
+
+std::vector<std::string> zoo_models(const std::string& src) {
+  std::vector<std::string> zoo;
+  for (auto& name : attention_lecture_order())
+    if (!model_source(src, name).empty()) zoo.push_back(name);
+  return zoo;
+}
+
+std::vector<TourStop> tour_stops(const std::string& src) {
+  std::vector<TourStop> stops;
+  for (auto& name : zoo_models(src)) {
+    const AttentionInfo& info = attention_info(name);
+    if (stops.empty() || stops.back().stop != info.lecture.stop) {
+      TourStop st{info.lecture.stop, name, info.summary, {}};  // a stop with no prose yet: the model's own
+      for (auto& p : stop_prose())
+        if (p.stop == info.lecture.stop) st.title = p.title, st.idea = p.idea;
+      stops.push_back(st);
+    }
+    stops.back().models.push_back(name);
+  }
+  return stops;
+}
+
+// WORDS wrapped at 100 columns, each line starting with INDENT; as a list, "a, b, c."
+static std::string wrapped(const std::vector<std::string>& words, const std::string& indent, bool list) {
+  const size_t width = 100;
+  std::string out, line = indent;
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string w = words[i] + (!list ? "" : i + 1 < words.size() ? "," : ".");
+    if (line.size() > indent.size() && line.size() + 1 + w.size() > width) out += line + "\n", line = indent;
+    line += (line.size() > indent.size() ? " " : "") + w;
+  }
+  return out + line + "\n";
+}
+
+std::string models_block(const std::string& page, const std::string& src) {
+  std::vector<std::string> zoo = zoo_models(src), words;
+  if (page == "readme") {
+    // "dense: full, flash; fixed: local, ..." (a family met again after another is named again)
+    std::string text = "The " + std::to_string(zoo.size()) + " models in the lecture's order, by family:";
+    for (size_t i = 0; i < zoo.size(); ++i) {
+      const std::string& fam = attention_info(zoo[i]).family;
+      bool opens = i == 0 || attention_info(zoo[i - 1]).family != fam;
+      text += std::string(opens ? (i ? "; " : " ") + fam + ": " : ", ") + zoo[i];
+    }
+    std::istringstream in(text + ".");
+    for (std::string w; in >> w;) words.push_back(w);
+    return wrapped(words, "", false);
+  }
+  if (page == "architecture") {
+    for (auto& name : zoo) words.push_back("`" + model_source(src, name) + "`");
+    return wrapped(words, "   ", true);
+  }
+  fail("docs: no models block for page '" + page + "' (readme or architecture)");
+}
+
+const char* const kBlockBegin = "<!-- models:begin";
+const char* const kBlockEnd = "<!-- models:end -->";
+
+std::string replace_models_block(const std::string& text, const std::string& block, const std::string& file) {
+  size_t b = text.find(kBlockBegin), e = text.find(kBlockEnd);
+  if (b == std::string::npos || e == std::string::npos || e < b)
+    fail("docs: " + file + " has no models block (a line `" + kBlockBegin + " ... -->`, the list, then `" + kBlockEnd +
+         "`): the registry's list of models is written there");
+  size_t from = text.find('\n', b) + 1, to = text.rfind('\n', e) + 1;  // whole lines: the markers' indentation stays
+  return text.substr(0, from) + block + text.substr(to);
+}
+
+std::string models_block_of(const std::string& text) {
+  size_t b = text.find(kBlockBegin), e = text.find(kBlockEnd);
+  if (b == std::string::npos || e == std::string::npos || e < b) return "";
+  size_t from = text.find('\n', b) + 1, to = text.rfind('\n', e) + 1;
+  return text.substr(from, to - from);
+}
+
 int cmd_docs(const std::vector<std::string>& args) {
   for (auto& a : args)
     if (a == "--help" || a == "-h")
@@ -826,19 +904,24 @@ int cmd_docs(const std::vector<std::string>& args) {
                  "attnzoo docs [--out docs/models] [--src .] [--models a,b] [--maps train|keep] [--fresh] [--steps 300]\n"
                  "             [--runs runs/docs] [--bench docs/bench/variants.jsonl] [--lra auto|PRESET=PATH,...]\n"
                  "             [--lra-bench docs/lra/mini3/bench.jsonl] [--impl-bench docs/bench/impl.jsonl] [--tour docs/tour.md]\n"
-                 "             [--bin build/attnzoo]\n"
+                 "             [--lists README.md,docs/ARCHITECTURE.md] [--bin build/attnzoo]\n"
                  "  writes one Markdown page per model (its source file's opening comment, its settings, its\n"
                  "  pattern, a learned attention map, speed and memory against N, its LRA rows) and an index,\n"
-                 "  README.md, comparing them, and the tour in the lecture's order (--tour; none with --models).\n"
+                 "  README.md, comparing them, the tour in the lecture's order (--tour), and the registry's list of\n"
+                 "  models in the marked blocks (<!-- models:begin -->) of the --lists files.  --models a,b: only\n"
+                 "  those pages and maps; the index, the tour and the lists are rewritten from the records, so\n"
+                 "  no other model's text changes.\n"
                  "  --lra auto: for each preset the newest records under docs/lra (each DIR/results.jsonl whose\n"
                  "  results.md names its preset); every page stamps the records' fingerprints (a test compares).\n"
-                 "    --maps train: train a tiny ListOps model per variant (a few\n"
-                 "  seconds each, one thread; checkpoints kept in --runs and reused while the command is the\n"
-                 "  same, unless --fresh) and draw its map; keep: leave the map pictures as they are.\n"
+                 "    --maps train: train a tiny ListOps model per variant (a few seconds each, one thread) and\n"
+                 "  draw its map, unless OUT/maps.jsonl records this very command and its map is drawn (then the\n"
+                 "  page keeps them: a fresh clone retrains nothing) or --runs holds its checkpoint; --fresh\n"
+                 "  retrains; keep: leave the map pictures as they are.\n"
                  "  Records of the map runs: OUT/maps.jsonl.  Given --out DIR, it writes under DIR alone: the pages,\n"
-                 "  the tour (DIR/tour.md) and the map runs (DIR/runs), unless --tour or --runs name other places;\n"
-                 "  without --out: docs/models, docs/tour.md and runs/docs.  A second run reuses the map runs.\n"), 0;
-  Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "impl-bench", "tour", "bin"},
+                 "  the tour (DIR/tour.md) and the map runs (DIR/runs), unless --tour, --runs or --lists name other\n"
+                 "  places; without --out: docs/models, docs/tour.md, runs/docs and the lists of README.md and\n"
+                 "  docs/ARCHITECTURE.md.\n"), 0;
+  Flags f("docs", args, {"out", "src", "models", "maps", "steps", "runs", "bench", "lra", "lra-bench", "impl-bench", "tour", "lists", "bin"},
           {"fresh"});
   DocsOptions o;
   o.out = f.str("out", "docs/models");
@@ -854,6 +937,7 @@ int cmd_docs(const std::vector<std::string>& args) {
   o.lra_bench = f.str("lra-bench", "docs/lra/mini3/bench.jsonl");
   o.impl_bench = f.str("impl-bench", "docs/bench/impl.jsonl");
   std::string tour = f.str("tour", own_out ? (fs::path(o.out) / "tour.md").string() : "docs/tour.md");
+  std::string lists = f.str("lists", own_out ? "" : "README.md,docs/ARCHITECTURE.md");
   o.fresh = f.on("fresh");
   std::error_code ec;
   o.bin = f.str("bin", fs::read_symlink("/proc/self/exe", ec).string());
@@ -997,9 +1081,22 @@ int cmd_docs(const std::vector<std::string>& args) {
   }
   std::ofstream(fs::path(o.out) / "README.md") << ix.str();
   std::printf("docs: wrote %s\n", (fs::path(o.out) / "README.md").string().c_str());
-  if (!f.has("models") && !tour.empty()) {
+  // The tour and the lists hold every model, each stop drawn from the records alone: rewriting them for
+  // one model (--models) leaves every other model's text as it was.
+  if (!tour.empty()) {
     std::ofstream(tour) << tour_page(o, vb, presets, stamp, tour);
     std::printf("docs: wrote %s\n", tour.c_str());
+  }
+  std::istringstream lin(lists);
+  for (std::string file; std::getline(lin, file, ',');) {
+    std::string page = fs::path(file).filename() == "ARCHITECTURE.md" ? "architecture" : "readme";
+    std::ifstream in(file);
+    if (!in) fail("docs: cannot read " + file + " (--lists: the pages whose models block the registry writes)");
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    std::string now = replace_models_block(text.str(), models_block(page, o.src), file);
+    if (now != text.str()) std::ofstream(file) << now, std::printf("docs: wrote the models block of %s\n", file.c_str());
   }
   if (failures) fail("docs: " + std::to_string(failures) + " map training run(s) failed (see the pages and " + o.runs + ")");
   return 0;

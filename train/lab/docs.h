@@ -24,4 +24,34 @@ std::string records_hash(const std::string& path);
 // (the folder under docs/lra, not the whole path: the same stamp from any working directory)
 std::string records_stamp(const std::vector<LraSource>& sources);
 
+// ---- the lists the registry writes (issue 77): nothing lists the models by hand ----
+
+// "attention/NAME.cpp" or "mlp_mixer/NAME.cpp", whichever is under SRC, or "" (a
+// registration from outside the tree: a test's, or a user's own folder).
+std::string model_source(const std::string& src, const std::string& name);
+
+// The zoo in the lecture's order: every registered model with its file under SRC,
+// ordered by its registration's AttentionInfo::lecture {stop, seat}.
+std::vector<std::string> zoo_models(const std::string& src);
+
+// The tour's stops (docs/tour.md), in order: a stop's number and models come from
+// the registrations, its title and idea from docs.cpp's prose for that number, or,
+// for a number with none yet, from its first model (its name and summary).
+struct TourStop {
+  int stop;
+  std::string title, idea;
+  std::vector<std::string> models;
+};
+std::vector<TourStop> tour_stops(const std::string& src);
+
+// The generated list of a hand-written page, the text between its lines
+// `<!-- models:begin ... -->` and `<!-- models:end -->`: PAGE "readme" (README.md:
+// the count, and the names by family in the lecture's order) or "architecture"
+// (docs/ARCHITECTURE.md's reading order: every model's file, in that order).
+std::string models_block(const std::string& page, const std::string& src);
+// TEXT with the lines between its markers replaced by BLOCK; fails naming FILE when it has none.
+std::string replace_models_block(const std::string& text, const std::string& block, const std::string& file);
+// The lines between TEXT's markers, or "" when it has none.
+std::string models_block_of(const std::string& text);
+
 }  // namespace az
