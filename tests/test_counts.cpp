@@ -17,7 +17,9 @@
 #include "attention/kernels/kernel_util.h"
 #include "mlp_mixer/token_mlp.h"
 #include "tests/attention_check.h"
+#include "train/generate.h"
 #include "train/lab/bench.h"
+#include "train/model.h"
 
 using namespace az;
 using namespace az::testing;
@@ -41,6 +43,27 @@ Tensor leaf(const Shape& s, uint64_t seed, bool grad = true) {
 
 // Runs the backward of y with a gradient of ones.
 void backward_of(const Tensor& y) { y.backward(Tensor::ones(y.shape())); }
+
+// A causal variant without a decoding state, so that generation's other path (re-running the
+// prefix for each token, which keeps only the tokens) has its count checked too.
+class RerunAttention : public Attention {
+ public:
+  explicit RerunAttention(const AttentionConfig& c) : Attention(c) {
+    proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
+  }
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    auto h = proj_->project(x);
+    Tensor mask = reshape(causal_mask(x.size(1)), {1, 1, x.size(1), x.size(1)});
+    return proj_->output(dense_attention(h.q, h.k, h.v, mask, 1.0f / std::sqrt(float(cfg_.head_dim()))));
+  }
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override { return forward(x, key_pad); }
+
+ private:
+  std::shared_ptr<QKVProjection> proj_;
+};
+RegisterAttention reg_rerun({"test-counts-rerun", "test only: causal full attention without a decoding state", {},
+                             [](const AttentionConfig& c) { return std::make_shared<RerunAttention>(c); }, true,
+                             "dense"});
 
 }  // namespace
 
@@ -264,5 +287,35 @@ TEST_CASE("every causal model's state_bytes after T positions equals its formula
     cfg.dim = D, cfg.heads = H, cfg.max_len = 24, cfg.causal = true;
     CAPTURE(name);
     CHECK_MESSAGE(!make_decode_state(*make_attention(name, cfg)), "a decoding state without a state_bytes formula here");
+  }
+}
+
+// A language model's decoder keeps every layer's state, plus with --short-conv K the last K - 1
+// inputs of each layer's convolution (D floats each); a model without a decoding state keeps the
+// prefix's tokens (4 bytes each).  3 layers, T = 9 tokens, dim 16, 2 heads.
+TEST_CASE("LmDecoder's state_bytes: every layer's state, the convolutions' past inputs, or the prefix's tokens") {
+  const int64_t D = 16, H = 2, d = 8, T = 9, layers = 3, f = 4;
+  struct Case {
+    std::string model;
+    std::map<std::string, double> knobs;
+    int64_t short_conv, per_layer;  // per_layer: the mixer's state after T positions
+  };
+  for (const Case& c : std::vector<Case>{{"full", {}, 0, 2 * H * T * d * f},
+                                         {"full", {}, 3, 2 * H * T * d * f},
+                                         {"gmlp", {{"hidden", 10}}, 4, T * 10 * f},
+                                         {"linear", {}, 0, H * (d * d + d) * f},
+                                         {"test-counts-rerun", {}, 0, 0}}) {
+    CAPTURE(c.model);
+    CAPTURE(c.short_conv);
+    ModelConfig m;
+    m.model = c.model, m.knobs = c.knobs, m.short_conv = c.short_conv;
+    m.vocab = 257, m.num_classes = 256, m.head = Head::kToken, m.causal = true;
+    m.max_len = 24, m.dim = D, m.heads = H, m.layers = layers, m.ffn = 16, m.dropout = 0;
+    SequenceClassifier model(m);
+    LmDecoder dec(model);
+    for (int64_t t = 0; t < T; ++t) dec.feed(int32_t(1 + t));
+    const int64_t conv = c.short_conv > 0 ? layers * std::min(T, c.short_conv - 1) * D * f : 0;
+    CHECK(dec.state_bytes() == (dec.incremental() ? layers * c.per_layer + conv : T * 4));
+    CHECK(dec.incremental() == (c.model != "test-counts-rerun"));
   }
 }
