@@ -867,11 +867,17 @@ TEST_CASE("attnzoo docs --models NAME: its page follows its own records; no othe
     std::ofstream(maps_path) << edited;
   }
   const std::string maps = read(maps_path);
+  // README's and ARCHITECTURE's lists of models, stale: rewritten from the registry
+  for (const char* page : {"README.md", "docs/ARCHITECTURE.md"}) {
+    const std::string text = read(root / page);
+    std::ofstream(tree / page) << replace_models_block(text, "a stale list\n", page);
+  }
   {
     InDir at(tree);  // make docs's own flags, so the recorded commands are the ones it would run
     cmd_docs({"--out", "docs/models", "--tour", "docs/tour.md", "--runs", "runs/docs", "--models", "local,full",
-              "--bin", fs::absolute(root / az::test::attnzoo_bin()).string()});
+              "--lists", "README.md,docs/ARCHITECTURE.md", "--bin", fs::absolute(root / az::test::attnzoo_bin()).string()});
   }
+  for (const char* page : {"README.md", "docs/ARCHITECTURE.md"}) CHECK_MESSAGE(read(tree / page) == read(root / page), page);
   CHECK(read(maps_path) == maps);  // kept: nothing retrained, no timing or CPU rewritten
   CHECK(!fs::exists(tree / "runs"));
   // local's page says its new accuracy and nothing else new
@@ -895,6 +901,14 @@ TEST_CASE("attnzoo docs --models NAME: its page follows its own records; no othe
     ++same;
   }
   CHECK(same > 60);
+  // make docs MODELS=a,b passes them on, with the lists; without MODELS, every model
+  std::string recipe;
+  const std::string make = "cd " + root.string() + " && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -n docs";
+  REQUIRE(run_shell(make + " MODELS=local,full 2>/dev/null", &recipe) == 0);
+  CHECK(contains(recipe, " docs --out docs/models --tour docs/tour.md --runs runs/docs"));
+  CHECK(contains(recipe, "--lists README.md,docs/ARCHITECTURE.md --models local,full\n"));
+  REQUIRE(run_shell(make + " 2>/dev/null", &recipe) == 0);
+  CHECK(!contains(recipe, "--models"));
 }
 
 TEST_CASE("make train a second time replaces the run it wrote before, in its own folder") {

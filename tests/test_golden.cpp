@@ -361,6 +361,8 @@ TEST_CASE("golden: every model's logits, loss and gradients match the PyTorch tw
     CAPTURE(m);
     if (!twins.count(m)) {
       untwinned += (untwinned.empty() ? "" : ", ") + m;
+      CHECK_MESSAGE(covered.count(m) + covered_causal.count(m) == 0,
+                    (m + " has a golden file but no twin in tests/golden/mixers.py: `make golden` would not write it again"));
       continue;
     }
     const std::string add = ": add its case to kCases in tests/golden/make_inputs.cpp and run `make golden`";
