@@ -417,16 +417,29 @@ TEST_CASE("orthogonal_gaussian: equals the paper's scheme worked out by hand fro
 }
 
 // Every W the performer holds, its first draw and each redraw, is orthogonal within its blocks of
-// d rows and is the scheme's draw from the random source as it stood (m = 20: blocks of 8, 8, 4).
-// RFA's W is i.i.d. N(0, 1): its redraw is the source's next m d normals, in order.
+// d rows and is the scheme's draw from the random source as it stood (m = 20: blocks of 8, 8, 4):
+// for the first, the source after the constructor's projections; for a redraw, as the training call
+// finds it.  RFA's W is i.i.d. N(0, 1): the source's next m d normals, in order.
 TEST_CASE("performer and rfa: every drawn W, first and redrawn, is the paper's draw (performer: orthogonal blocks)") {
   for (const char* name : {"performer", "rfa"}) {
     std::string variant = name;
     CAPTURE(variant);
     const int64_t m = 20, d = 8;
+    auto drawn = [&](Rng& source) {  // W as the scheme draws it from `source`
+      std::vector<double> want(size_t(m * d));
+      if (variant == "performer") want = favor_draw_by_hand(m, d, source);
+      else for (auto& v : want) v = source.normal();
+      return want;
+    };
+    // The first draw: the constructor draws W right after its projections' weights.
+    global_rng().seed_with(41);
+    QKVProjection before_w(16, 2);
+    Rng first = global_rng();
+    global_rng().seed_with(41);
     auto att = make(name, 16, 2, 16, {{"features", double(m)}, {"redraw", 1}});
     Tensor w = buffer(*att, "features");
     REQUIRE(w.shape() == Shape{m, d});
+    CHECK(worst_diff(w, drawn(first)) < 1e-5);
     if (variant == "performer") CHECK(worst_cos_in_blocks(w) < 1e-5);
     att->train();
     Tensor x = random_input(1, 5, 16, 72);
@@ -437,10 +450,7 @@ TEST_CASE("performer and rfa: every drawn W, first and redrawn, is the paper's d
       att->forward(x, Tensor());
       if (w.to_vector() == old) continue;
       ++redraws;
-      std::vector<double> want(size_t(m * d));
-      if (variant == "performer") want = favor_draw_by_hand(m, d, source);
-      else for (auto& v : want) v = source.normal();
-      CHECK(worst_diff(w, want) < 1e-5);
+      CHECK(worst_diff(w, drawn(source)) < 1e-5);
       if (variant == "performer") CHECK(worst_cos_in_blocks(w) < 1e-5);
     }
     CHECK(redraws >= 2);  // --redraw 1: every training call after the first
