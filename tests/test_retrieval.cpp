@@ -2,7 +2,9 @@
 // stripper, reference parsing, the corpus (aliases, links, stripping) on a
 // small man tree generated here, the pairing and splits, the baselines on a
 // toy set where content decides, and LRA's TSV form.  One case reads the
-// installed man pages when the packages are there.
+// installed man pages when the packages are there.  The HTML corpus (--corpus
+// docs) is read from the fixture tests/fixtures/retrieval-docs (its README
+// works the expected values out) and from a tree generated here.
 #include <doctest/doctest.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -17,6 +19,7 @@
 
 #include "data/retrieval/retrieval.h"
 #include "data/text/text.h"
+#include "nn/optim.h"
 #include "tests/util.h"
 
 namespace fs = std::filesystem;
@@ -558,4 +561,172 @@ TEST_CASE("the installed man pages: a real corpus, disjoint splits, near-chance 
     }
     for (int g = 0; g < 3; ++g) CHECK(std::fabs(ssl_share(r, g) - all / docs) < 0.06);
   }
+}
+
+// ---- the HTML documentation corpus (issue 78: --corpus docs) ----------------
+namespace {
+
+std::string fixture_dir() {
+  const char* s = std::getenv("ATTNZOO_SRC");
+  return std::string(s ? s : ".") + "/tests/fixtures/retrieval-docs";
+}
+
+// The two families as debian_doc_families sets them up for the JDK and cppreference, on the fixture.
+std::vector<az::HtmlFamily> fixture_families() {
+  return {{"jdk", fixture_dir() + "/jdk", "<main>", {"table-tabs"}, {"class-use", "doc-files"}, true, 0},
+          {"wiki", fixture_dir() + "/wiki", "mw-content-text", {"t-navbar"}, {}, false, 0}};
+}
+
+int32_t doc_named(const az::ManCorpus& c, const std::string& name) {
+  for (size_t i = 0; i < c.pages.size(); ++i)
+    if (std::binary_search(c.pages[i].names.begin(), c.pages[i].names.end(), name)) return int32_t(i);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("docs corpus: the fixture's texts, links, aliases and sections, as worked out by hand in its README") {
+  az::RetrievalOptions o;
+  o.html = fixture_families();
+  az::ManCorpus c = az::read_html_corpus(o);
+  CHECK(c.files == 9);  // package-summary.html (lower case) and class-use/ are not class pages
+  REQUIRE(c.pages.size() == 8);
+  CHECK(c.aliases == 1);
+  CHECK(c.mentions_stripped == 10);
+  CHECK(c.refs == 10);
+  CHECK(c.refs_self == 0);
+  // pop_copy.html has pop.html's text: one document under both names
+  const int32_t pop = doc_named(c, "wiki:cpp/vec/pop");
+  CHECK(pop == doc_named(c, "wiki:cpp/vec/pop_copy"));
+  CHECK(c.pages[size_t(pop)].id == "wiki:cpp/vec/pop");
+  std::set<std::string> texts;
+  for (const az::ManPage& p : c.pages) texts.insert(p.text);
+  CHECK(texts.size() == c.pages.size());
+  // links stripped: the anchors to other pages are cut, the others (itself, another site) kept
+  const int32_t alpha = doc_named(c, "jdk:m.one/p/Alpha"), vec = doc_named(c, "wiki:cpp/vec");
+  REQUIRE(alpha >= 0);
+  REQUIRE(vec >= 0);
+  CHECK(c.pages[size_t(alpha)].text == "Class Alpha\nAn alpha uses and , not itself nor the web & <more>\xC3\xA9.\n  int   x;\n  y");
+  CHECK(c.pages[size_t(vec)].text == "A vector. Members: , .\nsize grows");
+  CHECK(c.pages[size_t(doc_named(c, "wiki:cpp/list"))].text == "A list, unlike and .");
+  CHECK(c.pages[size_t(alpha)].title_names == std::vector<std::string>{"Alpha"});
+  CHECK(c.pages[size_t(vec)].title_names == std::vector<std::string>{"std::vec"});
+  // the links, by name
+  std::set<std::pair<std::string, std::string>> links;
+  for (const auto& l : c.links) {
+    CHECK(l[0] < l[1]);
+    links.insert({c.pages[size_t(l[0])].id, c.pages[size_t(l[1])].id});
+  }
+  CHECK(links == std::set<std::pair<std::string, std::string>>{
+                     {"jdk:m.one/p/Alpha", "jdk:m.one/p/Beta"}, {"jdk:m.one/p/Alpha", "jdk:m.two/q/Delta"},
+                     {"jdk:m.one/p/Beta", "jdk:m.one/p/Gamma"}, {"jdk:m.one/p/Gamma", "jdk:m.two/q/Delta"},
+                     {"wiki:cpp/list", "wiki:cpp/vec/pop"}, {"wiki:cpp/vec", "wiki:cpp/vec/pop"},
+                     {"wiki:cpp/vec", "wiki:cpp/vec/push"}, {"wiki:cpp/vec/pop", "wiki:cpp/vec/push"}});
+  std::map<std::string, std::string> section;
+  for (const az::ManPage& p : c.pages) section[p.id] = p.section;
+  CHECK(section == std::map<std::string, std::string>{
+                       {"jdk:m.one/p/Alpha", "jdk:m.one/p"}, {"jdk:m.one/p/Beta", "jdk:m.one/p"},
+                       {"jdk:m.one/p/Gamma", "jdk:m.one/p"}, {"jdk:m.two/q/Delta", "jdk:m.two/q"},
+                       {"wiki:cpp/list", "wiki:cpp"}, {"wiki:cpp/vec", "wiki:cpp"},
+                       {"wiki:cpp/vec/pop", "wiki:cpp/vec"}, {"wiki:cpp/vec/push", "wiki:cpp/vec"}});
+  // section_depth 1: the first folder only (the JDK's module)
+  o.html[0].section_depth = 1;
+  CHECK(az::read_html_corpus(o).pages[size_t(alpha)].section == "jdk:m.one");
+}
+
+TEST_CASE("docs corpus: LRA's proportions by default; a missing folder is one line naming it") {
+  az::RetrievalOptions o = az::docs_options(fixture_families());
+  CHECK(o.val_fraction == 0.1);
+  CHECK(o.test_fraction == 0.1);
+  CHECK(o.stratify);
+  CHECK(o.max_bytes == 4096);
+  CHECK(o.html.size() == 2);
+  o.html[1].root = "/nonexistent/wiki";
+  CHECK(az::test::error_of<az::DataError>([&] { az::read_html_corpus(o); }).find("'/nonexistent/wiki' is not a folder") !=
+        std::string::npos);
+}
+
+// A generated tree of 2 x 40 pages in two folders (sections) of one family: page i links to i+1 and
+// i+3 (mod 80), and lives in folder i mod 2, so every link joins the two sections.  A negative (a, c)
+// takes c from the section of the positive's other end b, so it joins the two sections too: a pair
+// within one section is a negative drawn from a's section (counted only when none was left in b's).
+TEST_CASE("docs corpus: splits share no document; negatives take the positive partner's section") {
+  TempDir dir("az_retrieval_html");
+  const int n = 80;
+  auto path = [](int i) { return std::string(i % 2 ? "odd" : "even") + "/P" + std::to_string(i) + ".html"; };
+  for (int i = 0; i < n; ++i) {
+    std::string body;
+    for (int k = 0; k < 20 + (i * 37) % 90; ++k) body += "w" + std::to_string((i * 7 + k) % 40) + " ";
+    write_plain(dir / path(i), "<html><body><main><p>" + body + "<a href=\"../" + path((i + 1) % n) + "\">x</a> <a href=\"../" +
+                                   path((i + 3) % n) + "\">y</a></p></main></body></html>");
+  }
+  az::RetrievalOptions o = az::docs_options({{"t", dir.path, "<main>", {}, {}, true, 0}});
+  o.val_fraction = 0.2;
+  o.test_fraction = 0.25;
+  o.verbose = false;
+  az::RetrievalData d = az::build_retrieval(o);
+  REQUIRE(d.corpus.pages.size() == size_t(n));
+  REQUIRE(d.corpus.links.size() == size_t(2 * n));
+  std::set<int32_t> seen[3];
+  size_t same_section = 0, negatives = 0;
+  for (int g = 0; g < 3; ++g) {
+    CHECK(d.pairs[g].size() > 0);
+    for (const az::RetrievalPair& p : d.pairs[g]) {
+      CHECK(d.group[size_t(p.doc1)] == g);
+      CHECK(d.group[size_t(p.doc2)] == g);
+      CHECK(linked(d.corpus, p.doc1, p.doc2) == (p.label == 1));
+      seen[g].insert(p.doc1), seen[g].insert(p.doc2);
+      const bool same = d.corpus.pages[size_t(p.doc1)].section == d.corpus.pages[size_t(p.doc2)].section;
+      if (p.label == 1) CHECK_FALSE(same);  // the tree's law
+      else negatives += 1, same_section += same;
+    }
+  }
+  for (int g = 0; g < 3; ++g)
+    for (int h = g + 1; h < 3; ++h)
+      for (int32_t x : seen[g]) CHECK(seen[h].count(x) == 0);
+  CHECK(negatives > 40);
+  CHECK(same_section <= d.negatives_wider);  // only where b's section had no valid partner left
+  CHECK(d.negatives_wider * 10 < negatives);
+}
+
+// bench/retrieval_lra.sh's command line against LRA's matching config, read by hand
+// (lra_benchmarks/matching/configs/base_match_config.py; every MODEL_base.py changes only the model):
+// batch_size 32, num_train_steps 5000, learning_rate 0.05, weight_decay 0.1, factors "constant *
+// linear_warmup * rsqrt_decay", warmup 8000, max_length 4000, pooling_mode CLS, emb_dim 128,
+// num_heads 4, num_layers 4, qkv_dim 128, mlp_dim 512; train.py: Adam(0.9, 0.98, 1e-9), no clipping.
+// LRA's rate at step s is 0.05 * min(1, s/8000) / sqrt(max(s, 8000)); ours, lr * min(1, s/w) *
+// sqrt(w / max(s, w)), is the same with lr = 0.05 / sqrt(8000) = 0.000559017.
+TEST_CASE("bench/retrieval_lra.sh: a fresh run's command line is LRA's matching config") {
+  const char* src = std::getenv("ATTNZOO_SRC");
+  const std::string root = src ? src : ".";
+  const std::string recipe =
+      " --layers 4 --dim 128 --heads 4 --ffn 512 --pool cls --positions sinusoidal --dropout 0.1 --attn-dropout 0.1"
+      " --batch 32 --steps 5000 --optimizer adamw --lr 0.000559017 --schedule rsqrt --warmup 8000 --beta1 0.9"
+      " --beta2 0.98 --eps 1e-9 --weight-decay 0.1 --clip 0 --eval-every 500 --log-every 100 --seed 1 --quiet"
+      " --out /tmp/run\n";
+  const std::map<std::string, std::string> model = {{"linear", "--model linear"},
+                                                    {"performer", "--model performer"},
+                                                    {"full", "--model flash"},
+                                                    {"local", "--model local --window 50"},
+                                                    {"bigbird", "--model bigbird --block 64 --random-blocks 3"}};
+  for (const auto& [name, flags] : model) {
+    CAPTURE(name);
+    std::string cmd;
+    REQUIRE(az::test::run_shell("cd " + root + " && AZ=attnzoo bash bench/retrieval_lra.sh " + name + " /tmp/run args", &cmd) == 0);
+    CHECK(cmd == "attnzoo train --task retrieval --corpus docs --seq-len 4000 " + flags + recipe);
+  }
+  // Our schedule with the script's flags gives LRA's rate: in the warm-up (LRA's last step, 5,000, is
+  // in it), at its end, and after it (rsqrt decay).
+  az::Schedule sched;
+  sched.kind = az::Schedule::parse("rsqrt");
+  sched.base_lr = 0.000559017f;
+  sched.warmup = 8000;
+  sched.total = 5000;
+  CHECK(sched.lr(1) == doctest::Approx(0.05 * 1 / 8000 / std::sqrt(8000.0)).epsilon(1e-5));
+  CHECK(sched.lr(5000) == doctest::Approx(0.05 * 5000 / 8000 / std::sqrt(8000.0)).epsilon(1e-5));  // 3.49e-4
+  CHECK(sched.lr(8000) == doctest::Approx(0.05 / std::sqrt(8000.0)).epsilon(1e-5));
+  CHECK(sched.lr(32000) == doctest::Approx(0.05 / std::sqrt(32000.0)).epsilon(1e-5));
+  std::string err;
+  CHECK(az::test::run_shell("cd " + root + " && bash bench/retrieval_lra.sh reformer /tmp/run args 2>&1", &err) != 0);
+  CHECK(err.find("got 'reformer'") != std::string::npos);
 }

@@ -70,7 +70,10 @@ int32_t draw_partner(const std::vector<std::pair<size_t, int32_t>>& pool, size_t
 // 0.2/0.25), communities keep most of them.
 // With opt.stratify the communities are dealt section by section (each
 // community counts as its commonest section): every section's communities
-// fill the same fractions, so the splits share a make-up.
+// fill the same fractions, so the splits share a make-up.  A section
+// "family:area" (the HTML corpus) counts as its family: the documentation
+// graphs are dense, their communities large, and an area's share of a
+// split would be one community or none.
 std::vector<int8_t> deal_groups(const std::vector<std::vector<int32_t>>& adj, const RetrievalOptions& opt,
                                 const std::vector<std::string>& section, SplitMix64& rng) {
   const size_t n = adj.size();
@@ -140,7 +143,7 @@ std::vector<int8_t> deal_groups(const std::vector<std::vector<int32_t>>& adj, co
   if (opt.stratify)
     for (size_t i = 0; i < comms.size(); ++i) {
       std::map<std::string, size_t> count;
-      for (int32_t v : comms[i]) ++count[section[size_t(v)]];
+      for (int32_t v : comms[i]) ++count[section[size_t(v)].substr(0, section[size_t(v)].find(':'))];
       key[i] = std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
     }
   std::map<std::string, std::vector<size_t>> blocks;
@@ -173,7 +176,7 @@ RetrievalData build_retrieval(const RetrievalOptions& opt) {
     fail("split fractions val=" + std::to_string(opt.val_fraction) + " test=" + std::to_string(opt.test_fraction) +
          " (expected val >= 0, test > 0, val + test < 1)");
   RetrievalData d;
-  d.corpus = read_man_corpus(opt);
+  d.corpus = opt.html.empty() ? read_man_corpus(opt) : read_html_corpus(opt);
   const ManCorpus& c = d.corpus;
   const size_t n = c.pages.size();
   // Documents dealt into groups first: no document is in two splits.

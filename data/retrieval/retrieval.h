@@ -71,6 +71,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,27 @@
 
 namespace az {
 
+// A tree of HTML documentation read as documents (retrieval_html.cpp): every
+// page a document, every hyperlink in its content to another page a link.
+struct HtmlFamily {
+  std::string name;     // "jdk": the start of each page's id ("jdk:java.base/java/util/ArrayList") and section
+  std::string root;     // the folder the page paths are relative to
+  // The content: the element with this id (or, with "<main>", the first <main>); text outside it is
+  // the site's chrome.  Elements with one of the `chrome` classes inside it are left out too.
+  std::string content_id;
+  std::vector<std::string> chrome;
+  // Pages read: *.html whose path has none of these parts and, with upper_case, whose file name
+  // starts with a capital (the JDK's class pages; its package and index pages do not).
+  std::vector<std::string> skip;
+  bool upper_case = false;
+  // The section: the family and the page path's first section_depth folders ("jdk:java.base"), or
+  // with 0 all of them, the page's own folder ("jdk:java.base/java/util": its package).
+  size_t section_depth = 0;
+};
+
 struct RetrievalOptions {
+  // Non-empty: the corpus is these HTML trees (the man-page options below are unused).
+  std::vector<HtmlFamily> html;
   std::string man_root = "/usr/share/man";
   // Subfolders man<s> that are read (pages of other sections are not
   // documents, and links to them are dropped).
@@ -139,6 +160,24 @@ struct ManCorpus {
 // Reads, converts, links and strips.  DataError naming the file on a page
 // that cannot be read, a missing package list or an empty corpus.
 ManCorpus read_man_corpus(const RetrievalOptions& opt);
+// The same for opt.html: pages listed, converted to text with every hyperlink
+// to another page of the corpus cut out (the link), byte-identical texts
+// merged into one document.  retrieval_html.cpp.
+ManCorpus read_html_corpus(const RetrievalOptions& opt);
+// One page's content as text.  links gets the href of every anchor whose text
+// was cut: those for which is_link(href) says true.
+std::string html_to_text(const std::string& html, const HtmlFamily& f, const std::function<bool(const std::string&)>& is_link,
+                         std::vector<std::string>* links, std::string* title = nullptr);
+// Debian's JDK API documentation (openjdk-17-doc: class pages) and
+// cppreference (cppreference-doc-en-html), read where installed, else fetched
+// once with `apt-get download` and unpacked with dpkg-deb into cache_dir (a
+// one-line notice says so).  The corpus of `--corpus docs`.
+std::vector<HtmlFamily> debian_doc_families(const std::string& cache_dir);
+// The options of `--corpus docs` (families: debian_doc_families'): LRA's
+// proportions (AAN's pairs are 81/10/9 train/val/test: val and test 10% of
+// the documents), communities dealt family by family, documents cut to 4,096
+// bytes (whole, the pairs' copies of them would hold ~9 GB).
+RetrievalOptions docs_options(std::vector<HtmlFamily> families);
 
 struct RetrievalPair {
   int32_t doc1 = 0, doc2 = 0;  // page indices, in the order the example holds them

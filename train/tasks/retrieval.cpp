@@ -3,7 +3,9 @@
 // classifies [u, v, u*v, u-v] (train/model.h).  Default corpus: the SEE ALSO
 // links between the man pages Debian ships (data/retrieval/retrieval.h: links stripped
 // from the text, negatives matched in section and length, splits that share
-// no document).  --data reads LRA's own TSV files (label, id1, id2, text1,
+// no document).  --corpus docs: the hyperlinks between the JDK's API pages and
+// cppreference's (data/retrieval/retrieval_html.cpp; fetched with apt-get
+// download on first use), 20 times the man pages' training pairs.  --data reads LRA's own TSV files (label, id1, id2, text1,
 // text2).  Documents are cut to --seq-len bytes (default 1024 here; LRA and
 // the `full` preset use 4096), and the run says how many were cut.  Every run
 // prints the baselines of its data (majority, length only, section only, bag
@@ -29,13 +31,21 @@ size_t cut_pairs(Dataset& d, size_t max_bytes) {
   return cut;
 }
 
+// The corpus's options: the man pages (--stratify 1 deals them section by section; off by default,
+// as their published records), or --corpus docs (always dealt family by family: docs_options).
+RetrievalOptions corpus_options(const std::string& corpus, bool stratify) {
+  if (corpus == "docs") return docs_options(debian_doc_families(data_cache_dir() + "/retrieval-docs"));
+  RetrievalOptions o;
+  o.stratify = stratify;
+  return o;
+}
+
 TaskData load(const TaskContext& c) {
   TaskData t;
   t.max_len = c.seq_len ? c.seq_len : 1024;
   if (c.data.empty()) {
-    RetrievalOptions o;
+    RetrievalOptions o = corpus_options(c.str("corpus"), c.integer("stratify") == 1);
     o.seed = uint64_t(c.integer("corpus-seed"));
-    o.stratify = c.integer("stratify") != 0;
     o.max_bytes = size_t(t.max_len);  // its summary says how many documents were cut
     RetrievalData d = build_retrieval(o);
     if (c.integer("baselines")) {
@@ -60,15 +70,16 @@ TaskData load(const TaskContext& c) {
 }
 
 int data_command(const std::vector<std::string>& args) {
-  Flags f("data retrieval", args, {"out", "seed", "stratify"}, {});
+  Flags f("data retrieval", args, {"out", "seed", "stratify", "corpus"}, {});
   if (!f.has("out")) fail("data retrieval: --out PREFIX is required (writes PREFIX.train.tsv, .eval.tsv, .test.tsv)");
-  RetrievalOptions o;
+  const std::string corpus = f.str("corpus", "man");
+  if (corpus != "man" && corpus != "docs") fail("data retrieval: --corpus must be man or docs, got '" + corpus + "'");
   const int64_t seed = f.integer("seed", 0);
   if (seed < 0) fail("data retrieval: --seed must be >= 0, got " + std::to_string(seed));
-  o.seed = uint64_t(seed);
   const int64_t stratify = f.integer("stratify", 0);
   if (stratify != 0 && stratify != 1) fail("data retrieval: --stratify must be 0 or 1, got " + std::to_string(stratify));
-  o.stratify = stratify == 1;
+  RetrievalOptions o = corpus_options(corpus, stratify == 1);
+  o.seed = uint64_t(seed);
   RetrievalData d = build_retrieval(o);
   write_retrieval_splits(f.str("out", ""), d);
   std::printf("wrote %zu/%zu/%zu retrieval pairs to %s.{train,eval,test}.tsv\n", d.splits.train.size(),
@@ -80,11 +91,15 @@ TaskInfo info() {
   TaskInfo i;
   i.name = "retrieval";
   i.summary = "LRA's Retrieval: are two byte-level documents linked? (man pages' SEE ALSO links; 2 classes)";
-  i.options = {int_option("corpus-seed", 0, 0, 1000000, "seed of the man-page corpus's splits and negatives"),
+  i.options = {text_option("corpus", "man", {"man", "docs"},
+                           "man: the man pages' SEE ALSO links; docs: the hyperlinks between the JDK's API pages "
+                           "and cppreference's (fetched with apt-get download on first use)"),
+               int_option("corpus-seed", 0, 0, 1000000, "seed of the corpus's splits and negatives"),
                int_option("baselines", 1, 0, 1, "print the content baselines of the data"),
                int_option("stratify", 0, 0, 1,
-                          "1: deal the link graph's communities section by section, so that train, val and test "
-                          "share a make-up (0, as the published records: val may hold most of one family)")};
+                          "1: deal the man pages' link graph's communities section by section, so that train, val "
+                          "and test share a make-up (0, as the published records: val may hold most of one family; "
+                          "--corpus docs is always dealt family by family)")};
   i.load = load;
   i.head = Head::kPair;
   i.default_steps = [](const TaskContext&) -> int64_t { return 500; };  // two ~1K-token documents an example
@@ -106,7 +121,7 @@ TaskInfo info() {
     return t;
   };
   i.cli.data_name = "retrieval";
-  i.cli.data_help = "attnzoo data retrieval --out PREFIX [--seed S] [--stratify 1]   man-page pairs as LRA's TSV files\n";
+  i.cli.data_help = "attnzoo data retrieval --out PREFIX [--corpus man|docs] [--seed S] [--stratify 0|1]   pairs as LRA's TSV files\n";
   i.cli.data_command = data_command;
   i.lra.title = "Retrieval";
   i.lra.order = 3;
