@@ -365,6 +365,17 @@ int check_bubbles_at_4k(const fs::path& dir, const fs::path& bench) {
   return bubbles;
 }
 
+// A scratch git repository at DIR holding the sources (the C++ files of the directories the Arm
+// stage builds), the Makefile and .ci/arm64-inputs, committed and stamped (.ci/arm64-verified),
+// tagged `stamped`: .ci/arm64-inputs reads the tree through git, and the source tree may be none
+// (a tarball, the mutation harness's copy).  False, with the shell's output in *out, when it fails.
+bool arm_gate_repo(const std::string& dir, std::string* out) {
+  return run_shell("cd " + src_root() + " && { find autograd nn attention mlp_mixer data train tests examples -type f "
+                   "\\( -name '*.cpp' -o -name '*.h' \\); echo Makefile; echo .ci/arm64-inputs; } | tar -cf - -T - | tar -xf - -C " + dir +
+                   " && cd " + dir + " && git init -q . && git add -A && bash .ci/arm64-inputs > .ci/arm64-verified"
+                   " && git add -A && git -c user.name=t -c user.email=t@t commit -qm stamped && git tag stamped 2>&1", out) == 0;
+}
+
 }  // namespace
 
 TEST_CASE("docs/models: a page with every section for every registered model, each listed by the index") {
@@ -687,7 +698,7 @@ static std::vector<std::string> models_named(const std::string& text, const std:
   return found;
 }
 
-TEST_CASE("one list, the registry's: README's and ARCHITECTURE's lists of models and the tour follow the registrations") {
+TEST_CASE("one reading order, the registry's list: README's and ARCHITECTURE's lists of models and the tour follow the registrations") {
   // (issue 67: ARCHITECTURE put flash last where the tour puts it after full; issue 77: the lists were
   // kept by hand, a new variant got a page but no tour stop, and "20 models" went stale)
   const std::string root = src_root();
@@ -943,15 +954,11 @@ TEST_CASE("make train a second time replaces the run it wrote before, in its own
 TEST_CASE("CI's Arm gate: a Makefile edit that leaves the Arm build as it was keeps the stamp; one that changes it, or an Arm-specific file, does not") {
   // .ci/run skips its Arm stage while `.ci/arm64-inputs --check` passes (issue 66); every
   // edit of the Makefile used to void the stamp, and nothing tested the gate.  A copy of
-  // the hashed files in a scratch git repository, stamped, then edited one way at a time.
+  // the sources in a scratch git repository, stamped, then edited one way at a time.
   TempDir t("az_armgate");
   const std::string d = t.path;
   std::string out;
-  REQUIRE_MESSAGE(run_shell("cd " + src_root() + " && { bash .ci/arm64-inputs --files; echo Makefile; echo .ci/arm64-inputs; } | "
-                            "tar -cf - -T - | tar -xf - -C " + d +
-                            " && cd " + d + " && git init -q . && git add -A && bash .ci/arm64-inputs > .ci/arm64-verified 2>&1"
-                            " && git add -A && git -c user.name=t -c user.email=t@t commit -qm stamped && git tag stamped",
-                            &out) == 0, out);
+  REQUIRE_MESSAGE(arm_gate_repo(d, &out), out);
   auto gate = [&] { return run_shell("cd " + d + " && bash .ci/arm64-inputs --check 2>&1"); };
   CHECK(gate() == 0);
   // the stamp is written inside make (make test-arm64 ARCH=arm64: its MAKEFLAGS) and checked by
@@ -999,14 +1006,15 @@ TEST_CASE("CI's Arm gate hashes every file whose code differs on Arm, found in t
   // libxsmm), or where a library file computes on the tile engine (tile::gemm and its kernels:
   // libxsmm here, OpenBLAS there; naming it, tile_backend, or switching it, set_small_gemm, is the
   // same code on both).  With them: all of autograd/runtime and attention/kernels, and the SIMD suite.
-  const fs::path root = src_root();
-  std::string listed;
-  REQUIRE(run_shell("cd " + root.string() + " && bash .ci/arm64-inputs --files", &listed) == 0);
+  TempDir t("az_armfiles");
+  const fs::path root = t.path;
+  std::string listed, tracked;
+  REQUIRE_MESSAGE(arm_gate_repo(t.path, &listed), listed);
+  REQUIRE(run_shell("cd " + t.path + " && bash .ci/arm64-inputs --files", &listed) == 0);
   std::set<std::string> got, want = {"tests/test_simd.cpp"};
   std::istringstream in(listed);
   for (std::string l; std::getline(in, l);) got.insert(l);
-  std::string tracked;
-  REQUIRE(run_shell("cd " + root.string() + " && git ls-files autograd nn attention mlp_mixer data train tests examples", &tracked) == 0);
+  REQUIRE(run_shell("cd " + t.path + " && git ls-files autograd nn attention mlp_mixer data train tests examples", &tracked) == 0);
   const std::regex branch(R"(^\s*#\s*((if|ifdef|ifndef|elif)\s.*(__x86_64__|__i386__|__aarch64__|__arm__|__ARM_|__AVX|__SSE|HWY_ARCH|HWY_TARGET|AZ_NO_XSMM)|include\s*[<"](hwy/|libxsmm)))");
   const std::regex product(R"(tile::(\w+)\()");
   std::istringstream files(tracked);

@@ -455,9 +455,15 @@ struct PresetCells {
   std::map<std::pair<std::string, std::string>, double> majority;          // %
   std::map<std::pair<std::string, std::string>, std::string> command;      // seed 1's train command
   std::vector<std::string> columns;                                        // tasks with records, LRA's order
-  std::vector<std::string> extras;                                         // mqar, lm: after the mean, not in it
+  std::vector<std::string> extras;                                         // the other tasks (mqar, lm): after the mean
   size_t seeds = 0;                                                        // the most seeds of any cell
 };
+
+// A registered task scored in bits per byte (lm: lower is better), not accuracy.
+bool in_bits(const std::string& task) {
+  const std::vector<std::string> t = task_names();
+  return std::count(t.begin(), t.end(), task) && task_info(task).metric == Metric::kBitsPerByte;
+}
 
 PresetCells preset_cells(const LraSource& src) {
   PresetCells pc;
@@ -465,7 +471,7 @@ PresetCells preset_cells(const LraSource& src) {
   for (auto& r : read_jsonl(src.path)) {
     if (json_text(r, "kind") != "train" || json_text(r, "status") != "ok" || !r.count("test_acc")) continue;
     std::pair<std::string, std::string> k{json_text(r, "model"), json_text(r, "task")};
-    pc.acc[k].push_back(k.second == "lm" ? json_number(r, "test_bits_per_byte", NAN) : 100 * json_number(r, "test_acc", 0));
+    pc.acc[k].push_back(in_bits(k.second) ? json_number(r, "test_bits_per_byte", NAN) : 100 * json_number(r, "test_acc", 0));
     pc.majority[k] = 100 * json_number(r, "majority_rate", 0);
     std::string key = json_text(r, "key");
     if (!pc.command.count(k) || json_text(r, "seed", "1") == "1") pc.command[k] = key.substr(0, key.find(" | "));
@@ -475,10 +481,16 @@ PresetCells preset_cells(const LraSource& src) {
     for (auto& [k, v] : pc.acc) any = any || k.second == t;
     if (any) pc.columns.push_back(t);
   }
-  for (const char* t : {"mqar", "lm"}) {
+  // every other registered task with records, in the registry's column order (TaskLra::order)
+  const std::vector<std::string> lra = lra_task_names(lra_preset("full"));
+  std::vector<std::string> rest = task_names();
+  std::stable_sort(rest.begin(), rest.end(), [](const std::string& a, const std::string& b) {
+    return task_info(a).lra.order < task_info(b).lra.order;
+  });
+  for (auto& t : rest) {
     bool any = false;
     for (auto& [k, v] : pc.acc) any = any || k.second == t;
-    if (any) pc.extras.push_back(t);
+    if (any && !std::count(lra.begin(), lra.end(), t)) pc.extras.push_back(t);
   }
   for (auto& [k, v] : pc.acc) pc.seeds = std::max(pc.seeds, v.size());
   return pc;
@@ -529,7 +541,8 @@ std::string lra_table(const PresetCells& pc, const std::string& name) {
   md << "| | ";
   for (auto& t : pc.columns) md << t << " | ";
   md << "mean |";
-  for (auto& t : pc.extras) md << (t == "lm" ? " LM (bits/byte, lower is better) |" : " Recall (mqar) |");
+  for (auto& t : pc.extras)
+    md << " " << task_info(t).lra.title << (in_bits(t) ? " (bits/byte, lower is better) |" : " (" + t + ") |");
   md << "\n|---|";
   for (size_t i = 0; i <= pc.columns.size() + pc.extras.size(); ++i) md << "---:|";
   md << "\n";
@@ -545,7 +558,7 @@ std::string lra_table(const PresetCells& pc, const std::string& name) {
     for (auto& t : pc.extras) {
       auto it = pc.acc.find({model, t});
       const std::string why = lra_cannot_run(t, model);
-      md << " " << (it != pc.acc.end() ? show(mean_sd(it->second), t == "lm" ? "%.3f" : "%.1f")
+      md << " " << (it != pc.acc.end() ? show(mean_sd(it->second), in_bits(t) ? "%.3f" : "%.1f")
                                       : why.empty() ? "—" : "— (" + why + ")")
          << " |";
     }
@@ -566,7 +579,7 @@ std::string lra_table(const PresetCells& pc, const std::string& name) {
   md << " |";
   for (auto& t : pc.extras) {
     auto it = pc.majority.find({"full", t});
-    md << " " << (t != "lm" && it != pc.majority.end() ? fmt("%.1f", it->second) : "—") << " |";
+    md << " " << (!in_bits(t) && it != pc.majority.end() ? fmt("%.1f", it->second) : "—") << " |";
   }
   md << "\n";
   for (auto& p : lra_published())
