@@ -114,6 +114,27 @@ TEST_CASE("FLOPs of flash attention: 4 B H N^2 d forward, 8 B H N^2 d backward, 
   }
 }
 
+// A whole layer, x [B,N,D] -> [B,N,D]: the q, k, v, o projections (2 B N D^2 each, forward; dW and
+// dx backward), then softmax attention per head: full's composed products compute every entry of
+// the N x N matrix, causal or not (4 B H N^2 d forward, 8 backward); flash counts the causal half.
+TEST_CASE("FLOPs of a full and a flash layer, forward and backward, causal and not") {
+  const int64_t B = 2, N = 19, D = 16, H = 2, d = 8;
+  const double proj = 4 * 2.0 * B * N * D * D, attn = double(B * H) * N * N * d;
+  for (const char* name : {"full", "flash"})
+    for (bool causal : {false, true}) {
+      std::string model = name;
+      CAPTURE(model);
+      CAPTURE(causal);
+      AttentionConfig c;
+      c.dim = D, c.heads = H, c.max_len = N, c.causal = causal;
+      auto att = make_attention(name, c);
+      Tensor x = leaf({B, N, D}, 33), y;
+      const double half = model == "flash" && causal ? 0.5 : 1.0;
+      CHECK(flops_of([&] { y = att->forward(x, Tensor()); }) == proj + 4 * attn * half);
+      CHECK(flops_of([&] { backward_of(y); }) == 2 * proj + 8 * attn * half);
+    }
+}
+
 // The row-chunked softmax kernel computes every score of a row and masks afterwards, causal or not:
 // S = q k^T and O = P v forward, dV, dP, dQ, dK backward, all N x M.
 TEST_CASE("FLOPs of softmax_attention: 2 G N M (d + dv) forward, 4 G N M (d + dv) backward") {
