@@ -223,6 +223,14 @@ TEST_CASE("the registry: every model builds at its defaults and at the small set
                        CHECK(k.lo <= k.def);  // the default is a setting the range allows
                        CHECK(k.def <= k.hi);
                      }
+                     auto has_knob = [&](const std::string& k) {
+                       return std::any_of(info.knobs.begin(), info.knobs.end(), [&](const Knob& r) { return r.name == k; });
+                     };
+                     for (auto& [k, v] : info.causal_knobs) CHECK_MESSAGE(has_knob(k), "causal_knobs names no knob " << k);
+                     for (auto& [key, why] : info.deviations) {  // a key the suite knows, with a reason
+                       CHECK_MESSAGE(key == "batch-mates", "deviations: no invariant '" << key << "' (valid: batch-mates)");
+                       CHECK(!why.empty());
+                     }
                      auto att = build(s, false);
                      CHECK(att->config().knobs.size() == info.knobs.size());  // every knob filled in
                    });
@@ -537,6 +545,32 @@ TEST_CASE("every task: defaults in range, out-of-range and unknown option values
         }
         tc.task_args.clear();
       }
+    }
+  }
+}
+
+TEST_CASE("every task: its options survive a checkpoint's configuration, so eval and resume load the same data") {
+  for (const std::string& name : task_names()) {
+    const TaskInfo& info = task_info(name);
+    SUBCASE(name.c_str()) {
+      INFO("invariant: the task's options, written into a checkpoint and read back, are the options it ran with");
+      INFO("why it matters: eval, predict and --resume rebuild the data from the checkpoint: another option is other data");
+      INFO("task: " << name);
+      TrainConfig tc;
+      tc.task = name;
+      for (auto& o : info.options) {  // each option at a value other than its default, where it has one
+        std::string v = o.def;
+        if (o.kind != TaskOption::kText) v = fmt("%.17g", fmt("%.17g", o.lo) != o.def ? o.lo : o.hi);
+        for (auto& c : o.choices)
+          if (c != o.def) v = c;
+        tc.task_args[o.name] = v;
+      }
+      std::map<std::string, std::string> ran, loaded;
+      REQUIRE(error_of<Error>([&] { ran = task_settings(tc); }) == "");
+      TrainConfig back = TrainConfig::from_map(tc.to_map());
+      REQUIRE(error_of<Error>([&] { loaded = task_settings(back); }) == "");
+      CHECK(back.task == name);
+      CHECK(loaded == ran);
     }
   }
 }
