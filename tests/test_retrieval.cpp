@@ -687,6 +687,10 @@ TEST_CASE("docs corpus: splits share no document; negatives take the positive pa
   CHECK(negatives > 40);
   CHECK(same_section <= d.negatives_wider);  // only where b's section had no valid partner left
   CHECK(d.negatives_wider * 10 < negatives);
+  // Stratified, a section "family:area" counts as its family: with one family, the deal is the
+  // unstratified one (blocks by area would deal each of the two folders on its own).
+  o.stratify = false;
+  CHECK(az::build_retrieval(o).group == d.group);
 }
 
 // bench/retrieval_lra.sh's command line against LRA's matching config, read by hand

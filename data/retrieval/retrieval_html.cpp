@@ -63,10 +63,11 @@ std::string decode_entities(const std::string& s) {
         continue;
       }
       if (cp == 0xA0) cp = ' ';
-      if (cp < 0x80) out += char(cp);  // UTF-8
-      else if (cp < 0x800) out += char(0xC0 | (cp >> 6)), out += char(0x80 | (cp & 0x3F));
-      else if (cp < 0x10000) out += char(0xE0 | (cp >> 12)), out += char(0x80 | ((cp >> 6) & 0x3F)), out += char(0x80 | (cp & 0x3F));
-      else out += char(0xF0 | (cp >> 18)), out += char(0x80 | ((cp >> 12) & 0x3F)), out += char(0x80 | ((cp >> 6) & 0x3F)), out += char(0x80 | (cp & 0x3F));
+      // UTF-8: a lead byte, then 6 bits in each continuation byte
+      const int extra = cp < 0x80 ? 0 : cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
+      static const unsigned char lead[4] = {0x00, 0xC0, 0xE0, 0xF0};
+      out += char(lead[extra] | (cp >> (6 * extra)));
+      for (int k = extra - 1; k >= 0; --k) out += char(0x80 | ((cp >> (6 * k)) & 0x3F));
     } else {
       auto it = named.find(name);
       if (it == named.end()) {
@@ -231,7 +232,7 @@ std::string html_to_text(const std::string& html, const HtmlFamily& f, const std
       if (std::find(f.chrome.begin(), f.chrome.end(), c) != f.chrome.end()) o.hidden = true;
     if (name == "a" && content > 0 && !hidden && a.count("href") && is_link(a["href"])) {
       if (links) links->push_back(a["href"]);
-      o.hidden = true;
+      o.hidden = true;  // the anchor's text goes with the link
     }
     if (is_block(name) && content > 0 && !hidden) line_break();
     if ((name == "td" || name == "th") && content > 0 && !hidden && !out.empty() && out.back() != '\n' && out.back() != ' ')
@@ -335,13 +336,14 @@ ManCorpus read_html_corpus(const RetrievalOptions& opt) {
 std::vector<HtmlFamily> debian_doc_families(const std::string& cache_dir) {
   struct Source {
     const char* package;
+    const char* size;  // of the .deb, for the notice
     const char* root;  // the pages' folder inside the package
     HtmlFamily family;
   };
   std::vector<Source> sources = {
-      {"openjdk-17-doc", "usr/share/doc/openjdk-17-jre-headless/api",
+      {"openjdk-17-doc", "13 MB; 289 MB unpacked", "usr/share/doc/openjdk-17-jre-headless/api",
        {"jdk", "", "<main>", {"table-tabs"}, {"class-use", "doc-files"}, true, 0}},
-      {"cppreference-doc-en-html", "usr/share/cppreference/doc/html/en",
+      {"cppreference-doc-en-html", "4 MB; 174 MB unpacked", "usr/share/cppreference/doc/html/en",
        {"cppreference", "", "mw-content-text", {"t-navbar"}, {}, false, 0}}};
   std::vector<HtmlFamily> out;
   for (Source& s : sources) {
@@ -349,13 +351,14 @@ std::vector<HtmlFamily> debian_doc_families(const std::string& cache_dir) {
     const std::string installed = std::string("/") + s.root, cached = cache_dir + "/" + s.package;
     s.family.root = fs::is_directory(installed, ec) ? installed : cached + "/" + s.root;
     if (!fs::is_directory(s.family.root, ec)) {
-      std::cerr << "retrieval: fetching " << s.package << " with apt-get download into " << cached
-                << " (once; about 15 MB)\n";
+      std::cerr << "retrieval: fetching " << s.package << " with apt-get download into " << cached << " (once; "
+                << s.size << ")\n";
       const std::string tmp = cached + ".part-" + std::to_string(getpid());
       fs::remove_all(tmp, ec);
       fs::create_directories(tmp, ec);
-      const std::string cmd = "cd '" + tmp + "' && apt-get download -qq " + s.package + " >&2 && dpkg-deb -x " +
-                              s.package + "_*.deb tree";
+      // (as root apt warns that it cannot drop to its sandbox user for a folder it does not own)
+      const std::string cmd = "cd '" + tmp + "' && apt-get download -qq -o APT::Sandbox::User=root " + s.package +
+                              " >&2 && dpkg-deb -x " + s.package + "_*.deb tree";
       if (std::system(cmd.c_str()) != 0 || !fs::is_directory(tmp + "/tree/" + s.root, ec)) {
         fs::remove_all(tmp, ec);
         fail("could not fetch " + std::string(s.package) + " (`apt-get download " + s.package +
