@@ -4,8 +4,10 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "attention/common.h"
 #include "autograd/gradcheck.h"
@@ -31,6 +33,22 @@ inline Tensor padding(int64_t N, const std::vector<int64_t>& lens) {
     for (int64_t j = lens[b]; j < N; ++j) m.data()[b * N + j] = 1.0f;
   return m;
 }
+
+// A layer's buffers and the random source as they were, put back before each call (restore), so
+// that calls take the same random draws: LSH rotations, Gumbel noise, random features, k-means
+// initialisation.  Two forms, or two inputs, are then compared on the same draws.
+struct Draws {
+  std::vector<std::vector<float>> buffers;
+  std::array<uint64_t, 4> rng;
+  explicit Draws(const Module& m) : rng(global_rng().state()) {
+    for (auto& b : m.named_buffers()) buffers.push_back(b.tensor.to_vector());
+  }
+  void restore(const Module& m) const {
+    auto bs = m.named_buffers();
+    for (size_t i = 0; i < bs.size(); ++i) std::copy(buffers[i].begin(), buffers[i].end(), bs[i].tensor.data());
+    global_rng().set_state(rng);
+  }
+};
 
 // dense_reference (attention/common.h) is the plain composed reference
 // each variant's fast path is compared with.

@@ -111,21 +111,6 @@ std::shared_ptr<Attention> build(const Setting& s, bool causal, const Shape3& sh
   return make_attention(s.model, config_of(s, causal, sh));
 }
 
-// Buffers and the random source as they were, put back before each call, so that every call
-// takes the same random draws (rotations, Gumbel noise, features, k-means initialisation).
-struct Draws {
-  std::vector<std::vector<float>> buffers;
-  std::array<uint64_t, 4> rng;
-  explicit Draws(const Module& m) : rng(global_rng().state()) {
-    for (auto& b : m.named_buffers()) buffers.push_back(b.tensor.to_vector());
-  }
-  void restore(const Module& m) const {
-    auto bs = m.named_buffers();
-    for (size_t i = 0; i < bs.size(); ++i) std::copy(buffers[i].begin(), buffers[i].end(), bs[i].tensor.data());
-    global_rng().set_state(rng);
-  }
-};
-
 Tensor scramble_padding(const Tensor& x, const Tensor& pad) {  // other values at the padded positions
   Tensor y = x.clone();
   Rng r(4242);
