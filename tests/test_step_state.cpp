@@ -25,6 +25,7 @@
 
 #include "attention/kernels/kernel_util.h"  // orthogonal_gaussian
 #include "attention/sinkhorn.h"             // sinkhorn_gumbel
+#include "data/listops/listops.h"
 #include "train/parallel.h"
 #include "train/trainer.h"
 #include "tests/util.h"
@@ -441,6 +442,19 @@ struct AfterSteps {
   Values values;
   std::array<uint64_t, 4> rng;
 };
+// A small ListOps (64/16/16 examples of at most 120 tokens), written once: the runs below read it
+// instead of generating the default's 22,000 examples each.
+const std::string& small_listops() {
+  static test::TempDir dir("az_step_state_listops");
+  static const bool written = [] {
+    ListOpsConfig c = listops_default();
+    c.n_train = 64, c.n_val = 16, c.n_test = 16;
+    write_listops_dir(c, dir.path);
+    return true;
+  }();
+  (void)written;
+  return dir.path;
+}
 // A fresh run stopped after `k` steps (k = 0: built, not run) under --parallel `mode` at 2 threads:
 // its parameters and buffers, and the process's random source.
 AfterSteps after_steps(const ModelConfig& mc, Parallel mode, int64_t k) {
@@ -448,7 +462,7 @@ AfterSteps after_steps(const ModelConfig& mc, Parallel mode, int64_t k) {
   ThreadCount t(2);
   ModeScope m(mode);
   TrainConfig tc;
-  tc.task = "listops", tc.steps = 8, tc.batch = 8, tc.lr = 3e-3f, tc.warmup = 2;
+  tc.task = "listops", tc.data = small_listops(), tc.steps = 8, tc.batch = 8, tc.lr = 3e-3f, tc.warmup = 2;
   tc.eval_every = 1000, tc.log_every = 1000, tc.eval_limit = 8, tc.out = dir.path;
   RunOptions ro;
   ro.quiet = true, ro.seq_len = mc.max_len, ro.stop_after = k;
