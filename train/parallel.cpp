@@ -70,7 +70,7 @@ std::string describe_parallel(Parallel mode, int64_t B, int64_t N) {
   const std::string over = " over " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
   if (mode == Parallel::kOps) return "split products" + over;
   const int64_t S = shard_count(mode, B, N), per = B / S;
-  return "batch-parallel, " + std::to_string(S) + " shards of " + std::to_string(per) +
+  return "batch-parallel, " + std::to_string(S) + (S == 1 ? " shard of " : " shards of ") + std::to_string(per) +
          (B % S ? "-" + std::to_string(per + 1) : "") + (per == 1 && B % S == 0 ? " example" : " examples") + over;
 }
 
