@@ -95,7 +95,8 @@ const std::vector<float>& entry(const Values& v, const std::string& suffix) {  /
   return none;
 }
 
-// A batch of B examples, each one position, its label its index: loss_of finds its examples.
+// A batch of B examples of N positions (token 1, no padding), each labelled with its index: a
+// loss_of finds which examples a shard holds.
 Batch indexed_batch(int B, int N = 1) {
   Batch b;
   b.B = B, b.N = N;
@@ -560,14 +561,38 @@ TEST_CASE("the trainer's step: performer and RFA redraw on their schedule, in ev
     }
 }
 
+TEST_CASE("train's default is auto, and auto resolves by the documented rule: ops for 1 example at 2 threads of N*D = 2^17, batch for 2") {
+  // The command line as a user types it, no --parallel: at --seq-len 2048 and --dim 64 a row is
+  // N*D = 2^17, long; a batch of 1 at 2 threads leaves a thread without a shard, so auto splits
+  // the products; a batch of 2 (as many examples as threads) is cut into shards.  At --seq-len
+  // 2047 the rows are short and even 1 example runs batch-parallel.  The first line says which.
+  test::TempDir dir("az_step_state_auto");
+  auto first_line = [&](int batch, int seq_len) {
+    std::string out;
+    const std::string run = dir / ("b" + std::to_string(batch) + "-n" + std::to_string(seq_len));
+    const int rc = test::run_shell("OMP_NUM_THREADS=2 timeout -k 5 300 " + test::attnzoo_cmd() +
+                                       " train --task listops --data " + small_listops() +
+                                       " --model full --dim 64 --heads 2 --layers 1 --ffn 16 --steps 1 --eval-every 1"
+                                       " --eval-limit 1 --quiet --seq-len " + std::to_string(seq_len) +
+                                       " --batch " + std::to_string(batch) + " --out " + run + " 2>&1",
+                                   &out);
+    CHECK(rc == 0);
+    return out.substr(0, out.find('\n'));
+  };
+  const std::string one = first_line(1, 2048), two = first_line(2, 2048), short_rows = first_line(1, 2047);
+  CHECK_MESSAGE(test::contains(one, "; split products over 2 threads"), one);
+  CHECK_MESSAGE(test::contains(two, "; batch-parallel, 2 shards of 1 example over 2 threads"), two);
+  CHECK_MESSAGE(test::contains(short_rows, "; batch-parallel, 1 shard of 1 example over 2 threads"), short_rows);
+}
+
 // ---- the storage pools: what they keep against storage.cpp's floor --------------------------
 
 TEST_CASE("the pools keep at most 64 MiB in all, shared out among the threads' pools, at 1, 2 and 3 threads") {
   // storage.cpp: "the cache may always keep 64 MiB" -- in all, shared out among the pools: each
   // may keep 64 MiB / (the number of pools), and above that no more than twice its peak in use.
-  // Fresh threads (no earlier step's peak in their pools) each hold 5 buffers of a size at once,
-  // sizes from 64 KiB up to 1 MiB (each size class once: nothing is reused), and free them: 45 MiB
-  // freed, a peak of 5 MiB.  A pool then keeps its share less at most one buffer, or at most
+  // Fresh threads (no earlier step's peak in their pools) each hold 5 buffers of a size at once
+  // and free them, sizes from 64 KiB up to 1 MiB, each an eighth more than the last (no cached
+  // buffer is large enough to be reused): 45 MiB freed, a peak of 5 MiB.  A pool then keeps its share less at most one buffer, or at most
   // twice its peak where that is more than the share (frees evict the oldest buffers while both
   // are exceeded).  (Issue 76, bug 6: the pool count was never updated, and every pool kept the
   // whole 64 MiB: 16 threads could keep 1 GiB.)
