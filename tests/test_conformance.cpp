@@ -317,6 +317,28 @@ TEST_CASE("batch-mates: an example's output alone (its own length) is its output
       });
 }
 
+TEST_CASE("evaluation: the same input twice gives the same output bits, whatever ran in between") {
+  for_each_setting(
+      "in eval mode a model is a function: no random draw or state changes its output from call to call",
+      "eval and predict must give one answer for an input: a score that moves between runs of the same checkpoint means nothing",
+      [](const Setting& s) {
+        for (const Shape3& sh : kShapes)
+          for (bool causal : forms_of(s.model)) {
+            CAPTURE(sh.N);
+            CAPTURE(causal);
+            auto att = build(s, causal, sh);
+            att->eval();
+            Tensor x = random_input(int64_t(sh.lens.size()), sh.N, sh.D, 10).detach();
+            Tensor pad = padding(sh.N, sh.lens);
+            NoGradGuard ng;
+            const std::vector<float> first = att->forward(x, pad).to_vector();
+            global_rng().seed_with(12345);  // another state of the random source, and other inputs in between
+            for (int k = 0; k < 8; ++k) att->forward(random_input(1, sh.N - 5, sh.D, 11 + k).detach(), Tensor());
+            CHECK(att->forward(x, pad).to_vector() == first);
+          }
+      });
+}
+
 TEST_CASE("every key padded: the outputs and every gradient are finite") {
   for_each_setting(
       "with every key of an example padded, outputs and gradients are finite",
