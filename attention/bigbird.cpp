@@ -133,8 +133,8 @@ RegisterAttention reg({"bigbird",
                        [](const AttentionConfig& c) { return std::make_shared<BigBirdAttention>(c); }, false,
                        "fixed", {6, 1}, "its global and random blocks let early queries see later keys", {},
                        {{"batch-mates", "its last block is global and its random blocks are drawn among the blocks of the padded length: "
-                                        "when --block is below the batch's length, an example's pattern "
-                                        "depends on how far its batch is padded"}}});
+                                        "once a batch has more than 5 + --random-blocks blocks, an example's pattern depends on how "
+                                        "far its batch is padded"}}});
 
 }  // namespace
 }  // namespace az

@@ -310,9 +310,9 @@ RegisterAttention reg({"reformer",
                        [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); }, false,
                        "learned", {7, 1}, "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N",
                        {},
-                       {{"batch-mates", "with --buckets 0 there are (padded length) / --bucket-size buckets, the paper's rule (trax pads every input "
-                                        "to the full length): when that is below the batch's length, an example's hashes depend on how far "
-                                        "its batch is padded"}}});
+                       {{"batch-mates", "with --buckets 0 there are (padded length) / --bucket-size buckets, the paper's rule (trax pads every "
+                                        "input to the full length): once a batch is longer than a chunk, an example's hashes depend on how "
+                                        "far its batch is padded"}}});
 
 }  // namespace
 }  // namespace az
