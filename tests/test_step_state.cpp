@@ -258,8 +258,12 @@ TEST_CASE("every step draws new dropout masks: each equals the counter-based dra
         CHECK(wrong == 0);
         masks.push_back(seen[site]);
       }
-      // the process's source has moved on by exactly this step's two draws
+      // the process's source has moved on by exactly this step's two draws, and the calling
+      // thread is out of the step: no shard, no rows (a later mask counts from 0 again)
       CHECK(global_rng().state() == source.s);
+      CHECK(current_shard() == -1);
+      CHECK(batch_shard().first == 0);
+      CHECK(batch_shard().rows == 0);
     }
     for (int step = 1; step < kSteps; ++step)  // consecutive steps' masks differ, at both sites
       for (int site = 0; site < 2; ++site) CHECK(masks[size_t((step - 1) * 2 + site)] != masks[size_t(step * 2 + site)]);
