@@ -1048,7 +1048,7 @@ int cmd_docs(const std::vector<std::string>& args) {
   ix << "\n|---|---|---|---|---:|---:|---:|";
   for (size_t i = 0; i < presets.size(); ++i) ix << "---:|";
   ix << "\n";
-  std::vector<std::string> all = attention_names();
+  std::vector<std::string> all = attention_lecture_order();  // by family, and in a family as the lecture reads them
   auto fam_rank = [&](const std::string& fam) {
     const auto& f = attention_families();
     return int(std::find(f.begin(), f.end(), fam) - f.begin());  // an unknown family last
