@@ -897,7 +897,8 @@ TEST_CASE("attnzoo docs --models NAME: its page follows its own records; no othe
   REQUIRE(contains(want, said));
   want.replace(want.find(said), said.size(), "reaches test accuracy 0.999 ");
   CHECK(read(tree / "docs/models/local.md") == want);
-  // every other file as committed, byte for byte: full's page, the pictures, the index; and the tour
+  // every other file as committed, byte for byte: full's page, the pictures' gnuplot scripts, the
+  // index; and the tour (the PNGs are the scripts drawn by this machine's gnuplot: there, or not)
   int same = 0;
   std::vector<std::pair<fs::path, fs::path>> files = {{root / "docs/tour.md", tree / "docs/tour.md"}};
   for (auto& e : fs::directory_iterator(committed))
@@ -906,12 +907,12 @@ TEST_CASE("attnzoo docs --models NAME: its page follows its own records; no othe
   for (auto& [was, now] : files) {
     CAPTURE(now);
     REQUIRE(fs::exists(now));
-    std::ifstream a(was, std::ios::binary), b(now, std::ios::binary);
-    std::string x((std::istreambuf_iterator<char>(a)), {}), y((std::istreambuf_iterator<char>(b)), {});
-    CHECK_MESSAGE(x == y, (now.string() + " changed"));
+    if (now.extension() == ".png") continue;
+    CHECK_MESSAGE(read(was) == read(now), (was.string() + " is not what `make docs` writes from the sources, the "
+                                           "registry and the records now: run it and commit the pages"));
     ++same;
   }
-  CHECK(same > 60);
+  CHECK(same > 40);
   // make docs MODELS=a,b passes them on, with the lists; without MODELS, every model
   std::string recipe;
   const std::string make = "cd " + root.string() + " && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -n docs";
