@@ -565,6 +565,45 @@ TEST_CASE("the trainer's step: performer and RFA redraw on their schedule, in ev
     }
 }
 
+TEST_CASE("a resumed run keeps what training wrote: routing's k-means is not redone, the redraw stays on schedule") {
+  // Stopped after step 2 and resumed to step 3 from last.ckpt: the buffers come back with the
+  // parameters and the random source.  Performer (--redraw 2) redraws at step 3 from the source
+  // as step 2 left it, as the uninterrupted run does (the test above); routing's centroids carry
+  // on by their EMA, the same bits as without the stop, `initialized` still 1.
+  for (const char* name : {"performer", "routing"}) {
+    const std::string model_name = name;
+    CAPTURE(model_name);
+    ModelConfig m;
+    m.model = name, m.max_len = 128, m.dim = 16, m.heads = 2, m.layers = 1, m.ffn = 16, m.dropout = 0.1f;
+    if (model_name == "performer") m.knobs = {{"redraw", 2}};
+    const AfterSteps two = after_steps(m, Parallel::kAuto, 2), three = after_steps(m, Parallel::kAuto, 3);
+    test::TempDir dir("az_step_state_resume");
+    ThreadCount t(2);
+    TrainConfig tc;
+    tc.task = "listops", tc.data = small_listops(), tc.steps = 8, tc.batch = 8, tc.lr = 3e-3f, tc.warmup = 2;
+    tc.eval_every = 1000, tc.log_every = 1000, tc.eval_limit = 8, tc.out = dir.path;
+    RunOptions first;
+    first.quiet = true, first.seq_len = m.max_len, first.stop_after = 2;
+    Trainer(tc, m, first).run();
+    RunOptions resume;
+    resume.quiet = true, resume.resume = dir / "last.ckpt", resume.stop_after = 3;
+    TrainConfig from_checkpoint;
+    from_checkpoint.steps = 0;
+    Trainer resumed(from_checkpoint, ModelConfig(), resume);
+    resumed.run();
+    const Values v = values_of(resumed.model());
+    if (model_name == "performer") {
+      Rng r;
+      r.set_state(two.rng);
+      Tensor w3 = orthogonal_gaussian(int64_t(entry(v, "features").size()) / 8, 8, r);
+      CHECK(entry(v, "features") == std::vector<float>(w3.data(), w3.data() + w3.numel()));
+    } else {
+      CHECK(entry(v, "initialized")[0] == 1.0f);
+      CHECK(entry(v, "centroids") == entry(three.values, "centroids"));
+    }
+  }
+}
+
 TEST_CASE("train's default is auto, and auto resolves by the documented rule: ops for 1 example at 2 threads of N*D = 2^17, batch for 2") {
   // The command line as a user types it, no --parallel: at --seq-len 2048 and --dim 64 a row is
   // N*D = 2^17, long; a batch of 1 at 2 threads leaves a thread without a shard, so auto splits
