@@ -3,6 +3,8 @@
 // redraws, Routing's centroids and Sinkhorn's noise included) and a causal language model;
 // the sharded gradient is the batch mean; a shard's error reaches the caller; evaluation scores
 // a batch in the shards a step would cut it into, to the same bits at any thread count.
+// These compare paths of the same code; what each path must give (the masks, the buffers, the
+// redraws, the batch mean, auto's rule), worked out by hand, is in tests/test_step_state.cpp.
 #include <doctest/doctest.h>
 
 #include <omp.h>

@@ -9,7 +9,9 @@
 //   - the sharded gradient is the mean over loss terms when shards score different numbers of
 //     positions;
 //   - Sinkhorn's Gumbel noise is counted by example over the whole batch;
-//   - auto chooses as docs/speed.md says at every boundary, and scoring shards by default;
+//   - a resumed run keeps what training wrote (the buffers, the schedule);
+//   - auto chooses as docs/speed.md says at every boundary (in choose_parallel, and in the trainer
+//     as a user runs train), and scoring shards by default;
 //   - the storage pools keep at most what storage.cpp promises, 64 MiB in all.
 #include <doctest/doctest.h>
 
