@@ -529,6 +529,17 @@ TEST_CASE("attnzoo docs --maps train draws each map into --out, and the page sho
   CHECK(contains(page, "](local-attnmap.png)"));
   CHECK(!contains(page, "No map yet"));
   CHECK(contains(page, "trained for 4 steps"));
+  // another command (5 steps) is another map: maps.jsonl's record of 4 steps does not keep it (issue 77)
+  std::vector<std::string> again = {"--out", out, "--src", root, "--models", "local", "--maps", "train", "--steps", "5", "--runs",
+                                    runs, "--bin", az::test::attnzoo_bin(), "--bench", root + "/docs/bench/variants.jsonl", "--lra",
+                                    "mini=" + root + "/docs/lra/mini3/results.jsonl", "--lra-bench", root + "/docs/lra/mini3/bench.jsonl"};
+  cmd_docs(again);
+  CHECK(contains(read(fs::path(out) / "local.md"), "trained for 5 steps"));
+  CHECK(contains(read(fs::path(out) / "maps.jsonl"), "--steps 5 "));
+  // and a map whose picture is gone is drawn again, from the run's checkpoint
+  fs::remove(fs::path(out) / "local-attnmap.png");
+  cmd_docs(again);
+  CHECK(fs::exists(fs::path(out) / "local-attnmap.png"));
 }
 
 TEST_CASE("pattern pictures: the settings chosen for a small N leave entries out") {

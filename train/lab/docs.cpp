@@ -280,6 +280,7 @@ MapResult map_section(const DocsOptions& o, const std::string& name, std::map<st
       std::vector<std::string> argv = {o.bin};
       std::istringstream words(train.substr(std::string("attnzoo ").size()));
       for (std::string w; words >> w;) argv.push_back(w);
+      argv.push_back("--force");  // the folder is this page's own: a changed command replaces its last run
       ChildOptions co;
       co.env["OMP_NUM_THREADS"] = "1";
       fs::create_directories(run);
