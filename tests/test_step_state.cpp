@@ -439,6 +439,11 @@ TEST_CASE("routing's centroids: k-means on the first training batch, then the EM
       Values after2 = values_of(*attn);
       CHECK(entry(after2, "initialized")[0] == 1.0f);
       CHECK(close(entry(after2, "centroids"), unit(mix)));
+      // evaluation reads the centroids and writes nothing: scoring twice gives the same answer
+      attn->eval();
+      attn->forward(Tensor::from({B, N, D}, x1), Tensor::from({B, N}, pad));
+      attn->train();
+      CHECK(values_of(*attn) == after2);
     }
 }
 
@@ -462,15 +467,16 @@ const std::string& small_listops() {
   (void)written;
   return dir.path;
 }
-// A fresh run stopped after `k` steps (k = 0: built, not run) under --parallel `mode` at 2 threads:
-// its parameters and buffers, and the process's random source.
+// A fresh run stopped after `k` steps (k = 0: built, not run) under --parallel `mode` at 2 threads,
+// validated after each: its parameters and buffers, and the process's random source.
 AfterSteps after_steps(const ModelConfig& mc, Parallel mode, int64_t k) {
   test::TempDir dir("az_step_state");
   ThreadCount t(2);
   ModeScope m(mode);
   TrainConfig tc;
   tc.task = "listops", tc.data = small_listops(), tc.steps = 8, tc.batch = 8, tc.lr = 3e-3f, tc.warmup = 2;
-  tc.eval_every = 1000, tc.log_every = 1000, tc.eval_limit = 8, tc.out = dir.path;
+  // validation after every step: it must leave the next step's state as it found it
+  tc.eval_every = 1, tc.log_every = 1000, tc.eval_limit = 8, tc.out = dir.path;
   RunOptions ro;
   ro.quiet = true, ro.seq_len = mc.max_len, ro.stop_after = k;
   Trainer trainer(tc, mc, ro);
