@@ -15,13 +15,18 @@
 // the checkpoint.  Row block i of head h ranks the blocks it may draw (not
 // window, not global) by hash64(seed[h][i] << 32 | j) and takes the r lowest:
 // valid for every N <= max_len, O(H M) numbers to store.
+// An example's blocks are those of its own length (its last real token + 1),
+// not of the batch's padded length: its last block is its own last block, and
+// its random blocks are drawn among its own blocks, so an example scores the
+// same alone as in any batch.  Examples of one length run together (by_length).
 // Paper: Zaheer et al. 2020, "Big Bird: Transformers for Longer Sequences"
 // (ITC form; HF modeling_big_bird block_sparse: window of 3 blocks, first and
 // last block global, random blocks exclude window and global ones, per head).
 //
 // forward() runs the block-sparse kernel (kernels/blocksparse.h) on these layouts;
-// reference() states the same block rule over all N x N entries.
+// reference() states the same block rule over all L x L entries of each length.
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "attention/kernels/blocksparse.h"
@@ -31,11 +36,45 @@ namespace {
 
 enum : uint8_t { kGlobal = 1, kWindow = 2, kRandom = 3 };
 
+// An example's length: its last real token + 1 (the padding after it cut off), at least 1.
+std::vector<int64_t> example_lengths(const Tensor& key_pad, int64_t B, int64_t N) {
+  std::vector<int64_t> len(size_t(B), N);
+  if (!key_pad.defined()) return len;
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t L = N;
+    while (L > 1 && key_pad.data()[b * N + L - 1] != 0) --L;
+    len[size_t(b)] = L;
+  }
+  return len;
+}
+
+// f(x', pad') on each group of examples of one length L, cut to that length (x' [m,L,D]); the rows
+// past an example's length are 0.  x [B,N,D] -> [B,N,D].  One call when no example is shorter.
+Tensor by_length(const Tensor& x, const Tensor& key_pad, const std::function<Tensor(const Tensor&, const Tensor&)>& f) {
+  const int64_t B = x.size(0), N = x.size(1);
+  const std::vector<int64_t> len = example_lengths(key_pad, B, N);
+  if (std::all_of(len.begin(), len.end(), [&](int64_t L) { return L == N; })) return f(x, key_pad);
+  std::map<int64_t, std::vector<int64_t>> groups;  // length -> its examples, in batch order
+  for (int64_t b = 0; b < B; ++b) groups[len[size_t(b)]].push_back(b);
+  std::vector<Tensor> rows(static_cast<size_t>(B));
+  for (auto& [L, members] : groups) {
+    std::vector<Tensor> xs, ps;
+    for (int64_t b : members) {
+      xs.push_back(narrow(narrow(x, 0, b, 1), 1, 0, L));
+      if (key_pad.defined()) ps.push_back(narrow(narrow(key_pad, 0, b, 1), 1, 0, L));
+    }
+    Tensor y = f(concat(xs, 0), key_pad.defined() ? concat(ps, 0) : Tensor());  // [m,L,D]
+    if (L < N) y = concat({y, Tensor::zeros({y.size(0), N - L, y.size(2)})}, 1);
+    for (size_t i = 0; i < members.size(); ++i) rows[size_t(members[i])] = narrow(y, 0, int64_t(i), 1);
+  }
+  return concat(rows, 0);
+}
+
 class BigBirdAttention : public BlockSparseAttention {
  public:
-  // The fast form, forward(), and the projections proj_ come from BlockSparseAttention
-  // (attention/kernels/blocksparse.h): this class gives only its layouts (which key blocks each
-  // query block sees) and its legend; the kernel is sparse_attention_merged.
+  // The kernel (run(), sparse_attention_merged) and the projections proj_ come from
+  // BlockSparseAttention (attention/kernels/blocksparse.h): this class gives its layouts (which key
+  // blocks each query block sees), its legend, and runs each length of example on its own.
   explicit BigBirdAttention(const AttentionConfig& c)
       : BlockSparseAttention(c), b_(knob_int("block")), r_(knob_int("random_blocks")) {
     m_ = (c.max_len + b_ - 1) / b_;
@@ -44,32 +83,6 @@ class BigBirdAttention : public BlockSparseAttention {
     seeds_ = register_buffer("random_seed", seeds);
   }
 
-  // The reference form: each head's block rule (block_kinds) over all N x N entries, then softmax attention.
-  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
-    int64_t N = x.size(1), H = cfg_.heads, nb = blocks(N);
-    std::vector<Tensor> heads;
-    for (int64_t h = 0; h < H; ++h) {
-      std::vector<uint8_t> kind = block_kinds(nb, h);  // [nb,nb]: query block i sees key block j when nonzero
-      heads.push_back(mask_from_rule(N, [&](int64_t i, int64_t j) { return kind[size_t(i / b_ * nb + j / b_)] != 0; }));
-    }
-    return masked_attention(*proj_, x, reshape(concat(heads, 0), {H, N, N}), key_pad, cfg_.dropout, is_training());
-  }
-
- protected:
-  Layouts layouts(int64_t n) override {
-    int64_t nb = blocks(n);
-    // Cached by length and by the seeds (a checkpoint load overwrites them).
-    auto key = std::make_pair(n, seeds_.to_vector());
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-    Layouts L(size_t(cfg_.heads));
-    for (int64_t h = 0; h < cfg_.heads; ++h) L[size_t(h)] = head_layout(n, nb, h);
-    if (cache_.size() > 16) cache_.clear();
-    return cache_[key] = L;
-  }
-  std::vector<std::string> legend() const override { return {"global", "window", "random"}; }
-
- private:
   // Which key blocks query block i of head h sees, [nb,nb]: the first and last query blocks see
   // every block (global); the others see the window i-1..i+1, the first and last block, and the
   // r random blocks of least hash64(seed[h][i] << 32 | j) among the rest.
@@ -93,6 +106,7 @@ class BigBirdAttention : public BlockSparseAttention {
     return kinds;
   }
 
+  // The blocks of a sequence of n positions (the last one may be short).
   int64_t blocks(int64_t n) const {
     int64_t nb = (n + b_ - 1) / b_;
     if (nb > m_)
@@ -101,6 +115,54 @@ class BigBirdAttention : public BlockSparseAttention {
     return nb;
   }
 
+  // The reference form: each head's block rule (block_kinds) over all L x L entries of each example's
+  // own length L, then softmax attention.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    return by_length(x, key_pad, [&](const Tensor& xl, const Tensor& pad) {
+      int64_t N = xl.size(1), H = cfg_.heads, nb = blocks(N);
+      std::vector<Tensor> heads;
+      for (int64_t h = 0; h < H; ++h) {
+        std::vector<uint8_t> kind = block_kinds(nb, h);  // [nb,nb]: query block i sees key block j when nonzero
+        heads.push_back(mask_from_rule(N, [&](int64_t i, int64_t j) { return kind[size_t(i / b_ * nb + j / b_)] != 0; }));
+      }
+      return masked_attention(*proj_, xl, reshape(concat(heads, 0), {H, N, N}), pad, cfg_.dropout, is_training());
+    });
+  }
+
+  // The fast form: the block-sparse kernel (BlockSparseAttention::run) on layouts(L), per length.
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    return by_length(x, key_pad, [&](const Tensor& xl, const Tensor& pad) { return run(xl, pad, nullptr); });
+  }
+
+  // Example 0's weights at its own length, in the batch's [H,N,N] (zero past its length).
+  Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
+    NoGradGuard ng;
+    const int64_t N = x.size(1), L = example_lengths(key_pad, 1, N)[0], H = cfg_.heads;
+    Tensor w;
+    run(narrow(narrow(x, 0, 0, 1), 1, 0, L), key_pad.defined() ? narrow(narrow(key_pad, 0, 0, 1), 1, 0, L) : key_pad, &w);
+    if (L == N) return w;
+    Tensor full = Tensor::zeros({H, N, N});
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < L; ++i)
+        std::copy(w.data() + (h * L + i) * L, w.data() + (h * L + i + 1) * L, full.data() + (h * N + i) * N);
+    return full;
+  }
+
+ protected:
+  Layouts layouts(int64_t n) override {
+    int64_t nb = blocks(n);
+    // Cached by length and by the seeds (a checkpoint load overwrites them).
+    auto key = std::make_pair(n, seeds_.to_vector());
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    Layouts L(size_t(cfg_.heads));
+    for (int64_t h = 0; h < cfg_.heads; ++h) L[size_t(h)] = head_layout(n, nb, h);
+    if (cache_.size() > 16) cache_.clear();
+    return cache_[key] = L;
+  }
+  std::vector<std::string> legend() const override { return {"global", "window", "random"}; }
+
+ private:
   std::shared_ptr<SparseLayout> head_layout(int64_t n, int64_t nb, int64_t h) const {
     auto L = std::make_shared<SparseLayout>();
     L->n = n;
@@ -131,10 +193,7 @@ RegisterAttention reg({"bigbird",
                        {{"block", 64, 1, 1 << 16, "positions per block"},
                         {"random_blocks", 3, 0, 1 << 16, "random key blocks per query block (fixed per layer)"}},
                        [](const AttentionConfig& c) { return std::make_shared<BigBirdAttention>(c); }, false,
-                       "fixed", {6, 1}, "its global and random blocks let early queries see later keys", {},
-                       {{"batch-mates", "its last block is global and its random blocks are drawn among the blocks of the padded length: "
-                                        "once a batch has more than 5 + --random-blocks blocks, an example's pattern depends on how "
-                                        "far its batch is padded"}}});
+                       "fixed", {6, 1}, "its global and random blocks let early queries see later keys", {}});
 
 }  // namespace
 }  // namespace az

@@ -2,8 +2,9 @@
 //
 // lra_benchmarks/models/reformer/reformer_attention.py, the code behind LRA's
 // Table 1, differs from the paper's form (reformer.cpp, --form 0, the default)
-// in six points.  reformer.cpp reads them as the flags of ReformerForm
-// (reformer.h); the two that are arithmetic of their own are below.
+// in six points.  reformer.cpp's prepare_lra() is where they are read (the
+// paper's form is prepare_paper(), beside it); the two that are arithmetic of
+// their own are below.
 //   1. rotations: LRA draws them from PRNGKey(0) on every call, so they are the
 //      same in training and evaluation; here the layer's fixed buffer (seeded,
 //      saved in checkpoints) serves both, instead of fresh draws in training.
@@ -31,14 +32,6 @@
 #include "attention/reformer.h"
 
 namespace az {
-
-ReformerForm reformer_form(int64_t form) {
-  ReformerForm f;
-  if (form == 1) f.fixed_rotations = f.self_allowed = f.raw_keys = f.scale_up = f.lra_chunks = f.no_mask = true;
-  return f;
-}
-
-int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
 int64_t lra_buckets(int64_t buckets) { return buckets > 0 ? buckets : 10; }
 

@@ -206,6 +206,21 @@ def pad_to_multiple(x, pad, m):
     return torch.cat([x, torch.zeros(B, extra, D)], 1), torch.cat([pad, torch.ones(B, extra)], 1), N
 
 
+def each_alone(mixer):
+    """The mixer run on each example alone, cut to its length (its last real token + 1): for the
+    patterns whose blocks, buckets and chunks follow the sequence's length (BigBird, Reformer), an
+    example's output is the one it has on its own, whatever its batch is padded to."""
+    def run(ctx, x, pad, p):
+        outs = []
+        for b in range(x.shape[0]):
+            real = (pad[b] == 0).nonzero()
+            L = int(real.max()) + 1 if len(real) else 1
+            y = mixer(ctx, x[b:b + 1, :L], pad[b:b + 1, :L], p)
+            outs.append(torch.cat([y, torch.zeros(1, x.shape[1] - L, y.shape[2])], 1))
+        return torch.cat(outs, 0)
+    return run
+
+
 def offsets(N):
     i, j = torch.arange(N)[:, None], torch.arange(N)[None, :]
     return j - i
@@ -447,6 +462,6 @@ def sinkhorn(ctx, x, pad, p):
 
 MIXERS = {"full": full, "flash": full, "local": local, "linear": linear_attn, "performer": performer,
           "linformer": linformer, "synthesizer": synthesizer, "mixer": mixer, "gmlp": gmlp, "fnet": fnet,
-          "strided": strided, "global": global_attn, "longformer": longformer, "bigbird": bigbird,
-          "compressed": compressed, "efficient": efficient, "rfa": rfa, "reformer": reformer, "routing": routing,
+          "strided": strided, "global": global_attn, "longformer": longformer, "bigbird": each_alone(bigbird),
+          "compressed": compressed, "efficient": efficient, "rfa": rfa, "reformer": each_alone(reformer), "routing": routing,
           "sinkhorn": sinkhorn}
