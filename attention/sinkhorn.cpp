@@ -31,9 +31,10 @@
 //
 // Read in the paper's order: 1. Sinkhorn normalisation, 2. the sorting network,
 // 3. the learned sort (block summaries, scores, Gumbel noise, temperature,
-// Sinkhorn: P), 4. reference(): P mixes the key and value blocks, then block
-// attention in composed ops; 5. forward(): the same through one chunk kernel
-// (kernels/sinkhorn_kernel.cpp).
+// Sinkhorn: P), then the padding bookkeeping it needs (which positions and
+// blocks are real, which sorted slots count as padding), 4. reference(): P
+// mixes the key and value blocks, then block attention in composed ops;
+// 5. forward(): the same through one chunk kernel (kernels/sinkhorn_kernel.cpp).
 //
 // Why this page is over 250 lines: the learned sort (Sinkhorn normalisation,
 // the sorting network, Gumbel noise, the padding of blocks) is the algorithm
@@ -75,42 +76,6 @@ class SortNet : public Module {
   std::shared_ptr<Linear> fc1, fc2;
 };
 
-// The padding of a batch cut into nb blocks of b (Np = nb b positions; the rows past N added to
-// reach whole blocks count as padding): bookkeeping both forms need, apart from the algorithm.
-struct BlockPadding {
-  Tensor kp;        // [B,Np] 1 at padding
-  Tensor valid;     // [B,1,Np,1] 1 at real tokens
-  Tensor inv;       // [B,1,nb,1] 1 / the real tokens of each block (1 for a block of padding)
-  Tensor out_mask;  // [B,1,nb,nb] 1 where block i or j is all padding: out of the Sinkhorn normalisation
-  bool any_pad = false, any_empty = false;
-};
-BlockPadding block_padding(int64_t B, int64_t N, int64_t b, int64_t nb, const Tensor& key_pad) {
-  const int64_t Np = nb * b;
-  BlockPadding p;
-  p.kp = Tensor::zeros({B, Np}), p.valid = Tensor::empty({B, 1, Np, 1}), p.inv = Tensor::empty({B, 1, nb, 1});
-  p.out_mask = Tensor::zeros({B, 1, nb, nb});
-  std::vector<uint8_t> empty(size_t(B * nb));
-  for (int64_t bi = 0; bi < B; ++bi) {
-    for (int64_t n = 0; n < Np; ++n) {
-      bool pad = n >= N || (key_pad.defined() && key_pad.data()[bi * N + n] != 0);
-      p.kp.data()[bi * Np + n] = pad;
-      p.valid.data()[bi * Np + n] = !pad;
-      p.any_pad |= pad;
-    }
-    for (int64_t i = 0; i < nb; ++i) {
-      float count = 0;
-      for (int64_t t = 0; t < b; ++t) count += p.valid.data()[bi * Np + i * b + t];
-      p.inv.data()[bi * nb + i] = 1.0f / std::max(count, 1.0f);
-      empty[size_t(bi * nb + i)] = count == 0;
-      p.any_empty |= count == 0;
-    }
-    for (int64_t i = 0; i < nb; ++i)
-      for (int64_t j = 0; j < nb; ++j)
-        p.out_mask.data()[(bi * nb + i) * nb + j] = empty[size_t(bi * nb + i)] || empty[size_t(bi * nb + j)];
-  }
-  return p;
-}
-
 class SinkhornAttention : public Attention {
  public:
   friend Tensor az::sinkhorn_gumbel(const Shape& s);  // its noise, for the tests (sinkhorn.h)
@@ -135,20 +100,16 @@ class SinkhornAttention : public Attention {
 
   // Shown on the model's page beside reference().
   Sorted sort_blocks(const Tensor& x, const Tensor& key_pad) {
-    if (x.dim() != 3 || x.size(2) != cfg_.dim)
-      fail("sinkhorn: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
+    check_input(x, key_pad);
     int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim();
     int64_t b = std::min(block_, N);  // a sequence shorter than a block is one block, not padded
-    if (key_pad.defined() && key_pad.shape() != Shape{B, N})
-      fail("sinkhorn: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
-           std::to_string(N) + "]");
     int64_t nb = (N + b - 1) / b, Np = nb * b;
     Sorted st;
     st.B = B, st.N = N, st.H = H, st.d = d, st.b = b, st.nb = nb, st.Np = Np;
 
     auto h = proj_->project(x);
     Tensor q = pad_positions(h.q, Np), k = pad_positions(h.k, Np), v = pad_positions(h.v, Np);  // [B,H,Np,d]
-    BlockPadding pad = block_padding(B, N, b, nb, key_pad);  // which positions are real
+    BlockPadding pad = block_padding(B, N, b, nb, key_pad);  // which positions and blocks are real (below)
     Tensor valid = pad.valid, inv = pad.inv;
 
     // The sorting network: block summaries (the mean of each block's real queries, of its real keys)
@@ -161,6 +122,94 @@ class SinkhornAttention : public Attention {
     st.P = exp(logP);  // [B,H,nb,nb], doubly stochastic over the non-empty blocks
     st.q = q, st.k = k, st.v = v, st.kp = pad.kp, st.valid = pad.valid, st.any_pad = pad.any_pad;
     return st;
+  }
+
+  // Shown on the model's page beside reference().
+  // Gumbel(0,1) noise -log(-log u), no gradient.  Counter-based like dropout's mask (one draw of
+  // the seeded source, then element i's u from a hash of its index counted over the whole batch):
+  // an example gets the same noise however a batch is split among threads or processes.
+  static Tensor gumbel(const Shape& s) {
+    Tensor g = Tensor::empty(s);
+    const uint64_t key = global_rng().next_u64(), base = mask_counter_base(s[0], g.numel());
+    for (int64_t i = 0; i < g.numel(); ++i) {
+      float u = float(hash64(key ^ (base + uint64_t(i)) * 0x9e3779b97f4a7c15ULL) >> 40) * (1.0f / 16777216.0f);
+      g.data()[i] = -std::log(-std::log(u + 1e-9f) + 1e-9f);
+    }
+    return g;
+  }
+
+  // ---- the padding bookkeeping the sort needs ----------------------------------------------
+  void check_input(const Tensor& x, const Tensor& key_pad) const {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("sinkhorn: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
+    if (key_pad.defined() && key_pad.shape() != Shape{x.size(0), x.size(1)})
+      fail("sinkhorn: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(x.size(0)) + "," +
+           std::to_string(x.size(1)) + "]");
+  }
+
+  // x [B,H,N,d] with zero rows after its positions up to n (whole blocks).
+  static Tensor pad_positions(const Tensor& x, int64_t n) {
+    int64_t N = x.size(2);
+    if (n == N) return x;
+    if (n < N) fail("pad_positions: cannot pad " + shape_str(x.shape()) + " to " + std::to_string(n) + " rows");
+    return concat({x, Tensor::zeros({x.size(0), x.size(1), n - N, x.size(3)})}, 2);
+  }
+
+  // The padding of a batch cut into nb blocks of b (Np = nb b positions; the rows past N added to
+  // reach whole blocks count as padding).
+  struct BlockPadding {
+    Tensor kp;        // [B,Np] 1 at padding
+    Tensor valid;     // [B,1,Np,1] 1 at real tokens
+    Tensor inv;       // [B,1,nb,1] 1 / the real tokens of each block (1 for a block of padding)
+    Tensor out_mask;  // [B,1,nb,nb] 1 where block i or j is all padding: out of the Sinkhorn normalisation
+    bool any_pad = false, any_empty = false;
+  };
+  static BlockPadding block_padding(int64_t B, int64_t N, int64_t b, int64_t nb, const Tensor& key_pad) {
+    const int64_t Np = nb * b;
+    BlockPadding p;
+    p.kp = Tensor::zeros({B, Np}), p.valid = Tensor::empty({B, 1, Np, 1}), p.inv = Tensor::empty({B, 1, nb, 1});
+    p.out_mask = Tensor::zeros({B, 1, nb, nb});
+    std::vector<uint8_t> empty(size_t(B * nb));
+    for (int64_t bi = 0; bi < B; ++bi) {
+      for (int64_t n = 0; n < Np; ++n) {
+        bool pad = n >= N || (key_pad.defined() && key_pad.data()[bi * N + n] != 0);
+        p.kp.data()[bi * Np + n] = pad;
+        p.valid.data()[bi * Np + n] = !pad;
+        p.any_pad |= pad;
+      }
+      for (int64_t i = 0; i < nb; ++i) {
+        float count = 0;
+        for (int64_t t = 0; t < b; ++t) count += p.valid.data()[bi * Np + i * b + t];
+        p.inv.data()[bi * nb + i] = 1.0f / std::max(count, 1.0f);
+        empty[size_t(bi * nb + i)] = count == 0;
+        p.any_empty |= count == 0;
+      }
+      for (int64_t i = 0; i < nb; ++i)
+        for (int64_t j = 0; j < nb; ++j)
+          p.out_mask.data()[(bi * nb + i) * nb + j] = empty[size_t(bi * nb + i)] || empty[size_t(bi * nb + j)];
+    }
+    return p;
+  }
+
+  // Which keys of each query block are excluded, [B,H,nb,1,ck] (undefined without padding): padded
+  // tokens of its own block, and sorted slots (s, t) most of whose P-mass sum_j P_sj comes from padding.
+  Tensor excluded_slots(const Sorted& st, const Tensor& P, int64_t ck, int64_t sorted_len) const {
+    if (!st.any_pad) return Tensor();
+    int64_t B = st.B, H = st.H, b = st.b, nb = st.nb, nS = P.size(2);
+    Tensor mass;
+    {
+      NoGradGuard ng;
+      mass = matmul(P, add(Tensor::zeros({B, H, nb, b}), reshape(st.valid, {B, 1, nb, b})));  // [B,H,nS,b]: real mass in each sorted slot
+    }
+    Tensor m = Tensor::empty({B, H, nb, 1, ck});
+    for (int64_t g = 0; g < B * H; ++g)
+      for (int64_t i = 0; i < nb; ++i)
+        for (int64_t j = 0; j < ck; ++j) {
+          float& e = m.data()[(g * nb + i) * ck + j];
+          if (j >= sorted_len) e = st.kp.data()[(g / H) * st.Np + i * b + j - sorted_len];  // own block
+          else e = mass.data()[(g * nS + (sortcut_ > 0 ? j / b : i)) * b + j % b] < 0.5f;  // sorted slot
+        }
+    return m;
   }
 
   // ---- 4. the reference form: P applied to the key and value blocks, then attention ---------
@@ -261,41 +310,6 @@ class SinkhornAttention : public Attention {
                                       1.0f / std::sqrt(float(st.d)), cfg_.dropout, is_training(),
                                       tr ? &tr->weights : nullptr);
     return proj_->output(narrow(o, 2, 0, st.N));
-  }
-
-  // Which keys of each query block are excluded, [B,H,nb,1,ck] (undefined without padding): padded
-  // tokens of its own block, and sorted slots (s, t) most of whose P-mass sum_j P_sj comes from padding.
-  Tensor excluded_slots(const Sorted& st, const Tensor& P, int64_t ck, int64_t sorted_len) const {
-    if (!st.any_pad) return Tensor();
-    int64_t B = st.B, H = st.H, b = st.b, nb = st.nb, nS = P.size(2);
-    Tensor mass;
-    {
-      NoGradGuard ng;
-      mass = matmul(P, add(Tensor::zeros({B, H, nb, b}), reshape(st.valid, {B, 1, nb, b})));  // [B,H,nS,b]: real mass in each sorted slot
-    }
-    Tensor m = Tensor::empty({B, H, nb, 1, ck});
-    for (int64_t g = 0; g < B * H; ++g)
-      for (int64_t i = 0; i < nb; ++i)
-        for (int64_t j = 0; j < ck; ++j) {
-          float& e = m.data()[(g * nb + i) * ck + j];
-          if (j >= sorted_len) e = st.kp.data()[(g / H) * st.Np + i * b + j - sorted_len];  // own block
-          else e = mass.data()[(g * nS + (sortcut_ > 0 ? j / b : i)) * b + j % b] < 0.5f;  // sorted slot
-        }
-    return m;
-  }
-
-  // Shown on the model's page beside reference().
-  // Gumbel(0,1) noise -log(-log u), no gradient.  Counter-based like dropout's mask (one draw of
-  // the seeded source, then element i's u from a hash of its index counted over the whole batch):
-  // an example gets the same noise however a batch is split among threads or processes.
-  static Tensor gumbel(const Shape& s) {
-    Tensor g = Tensor::empty(s);
-    const uint64_t key = global_rng().next_u64(), base = mask_counter_base(s[0], g.numel());
-    for (int64_t i = 0; i < g.numel(); ++i) {
-      float u = float(hash64(key ^ (base + uint64_t(i)) * 0x9e3779b97f4a7c15ULL) >> 40) * (1.0f / 16777216.0f);
-      g.data()[i] = -std::log(-std::log(u + 1e-9f) + 1e-9f);
-    }
-    return g;
   }
 
   std::shared_ptr<QKVProjection> proj_;

@@ -1,4 +1,4 @@
-// chunk_attention, unit_normalize, pad_positions (see cluster_util.h).
+// chunk_attention, unit_normalize (see cluster_util.h).
 //
 // chunk_attention, per chunk with rows Q [cq,d], K [ck,d], V [ck,dv]:
 //   S = Q K^T s (masked), lse_i = log sum_j exp S_ij, P = exp(S - lse), O = P V.
@@ -216,13 +216,6 @@ Tensor unit_normalize(const Tensor& x, float eps) {
       }
     });
   return y;
-}
-
-Tensor pad_positions(const Tensor& x, int64_t n) {
-  int64_t N = x.size(2);
-  if (n == N) return x;
-  if (n < N) fail("pad_positions: cannot pad " + shape_str(x.shape()) + " to " + std::to_string(n) + " rows");
-  return concat({x, Tensor::zeros({x.size(0), x.size(1), n - N, x.size(3)})}, 2);
 }
 
 }  // namespace az

@@ -42,7 +42,4 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
 // x [..,d] -> x / sqrt(|x|^2 + eps) along the last axis (fused, differentiable).
 Tensor unit_normalize(const Tensor& x, float eps = 1e-12f);
 
-// Pads axis 2 of x [B,H,N,d] with zero rows up to n (a copy when n > N).
-Tensor pad_positions(const Tensor& x, int64_t n);
-
 }  // namespace az
