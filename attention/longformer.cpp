@@ -14,7 +14,11 @@
 // query rows recomputed over all keys).  Deviations: the paper varies window
 // and dilation per layer (and uses dilation on 2 heads of the upper layers
 // only); here both are one setting per model.  Global positions are the first
-// g; the paper picks them per task (CLS, question tokens).
+// g; the paper picks them per task (CLS, question tokens).  The global
+// attention shares the window's projections: the paper (section 3.1) gives it
+// its own Q_g, K_g, V_g (initialised as copies of Q_s, K_s, V_s); here one set
+// of Q, K, V serves both, so a global token's scores use the same vectors as
+// its window's.
 // Causal form (--causal, --globals 0): the local and dilated heads see only
 // the keys before them (-w <= k <= 0), as the paper's autoregressive
 // character-level model does; global tokens, which read every position, have none.

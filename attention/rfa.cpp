@@ -16,7 +16,14 @@
 // we clamp it from below (its EPS over its feature scale is a floor of about
 // one key's worth of kernel mass; we use exactly 1).  W is a registered buffer
 // redrawn every --redraw training steps like the Performer's, fixed in eval.
-// The paper's optional recency gate is not implemented.
+//
+// Where this differs from the paper:
+//   - The redraw schedule.  The paper samples fresh random matrices at every
+//     training step (from a set drawn ahead, its appendix) and fixes them for
+//     evaluation; here W is redrawn every --redraw steps, by default 1000
+//     (Performer's schedule, so the two feature-map variants train alike).
+//     --redraw 1 is the paper's every-step draw.
+//   - The paper's optional recency gate is not implemented.
 //
 // forward() runs the fused features and kernel (kernels/kernel_util.h);
 // reference() writes the features and the linear attention in composed ops.
