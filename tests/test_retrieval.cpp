@@ -734,3 +734,39 @@ TEST_CASE("bench/retrieval_lra.sh: a fresh run's command line is LRA's matching 
   CHECK(az::test::run_shell("cd " + root + " && bash bench/retrieval_lra.sh reformer /tmp/run args 2>&1", &err) != 0);
   CHECK(err.find("got 'reformer'") != std::string::npos);
 }
+
+// deal_by_links: the split fractions count link ends.  A star (a hub cited by 3 pages: 4 documents,
+// 6 link ends) and 10 linked pairs (20 documents, 20 ends), test_fraction 1/3, no val: test's share
+// is 26/3 = 8.7 ends, and whatever order the communities come in, test fills with 8 (the star and
+// one pair, or four pairs): 4 links.  Dealt by documents (24/3 = 8) it takes the star and two pairs
+// (10 ends, 5 links) whenever the star comes early.
+TEST_CASE("docs corpus: deal_by_links gives test its share of the links, whatever the order") {
+  TempDir dir("az_retrieval_links");
+  auto page = [&](const std::string& name, const std::vector<std::string>& to) {
+    std::string a;
+    for (const std::string& t : to) a += "<a href=\"" + t + ".html\">" + t + "</a> ";
+    write_plain(dir / (name + ".html"), "<html><body><main><p>Page " + name + " cites " + a + "</p></main></body></html>");
+  };
+  page("Hub", {"S1", "S2", "S3"});
+  for (const char* s : {"S1", "S2", "S3"}) page(s, {});
+  for (int k = 0; k < 10; ++k) page("P" + std::to_string(k), {"Q" + std::to_string(k)}), page("Q" + std::to_string(k), {});
+  for (bool by_links : {true, false}) {
+    CAPTURE(by_links);
+    az::RetrievalOptions o = az::docs_options({{"t", dir.path, "<main>", {}, {}, true, 0}});
+    o.deal_by_links = by_links;
+    o.val_fraction = 0;
+    o.test_fraction = 1.0 / 3;
+    o.verbose = false;
+    std::set<size_t> test_links;
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+      o.seed = seed;
+      az::RetrievalData d = az::build_retrieval(o);
+      REQUIRE(d.corpus.links.size() == 13);
+      size_t in_test = 0;
+      for (const auto& l : d.corpus.links) in_test += d.group[size_t(l[0])] == 2 && d.group[size_t(l[1])] == 2;
+      test_links.insert(in_test);
+    }
+    if (by_links) CHECK(test_links == std::set<size_t>{4});
+    else CHECK(test_links.count(5) == 1);  // the star went to test for some seed: 5 links
+  }
+}

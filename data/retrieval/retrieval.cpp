@@ -148,21 +148,30 @@ std::vector<int8_t> deal_groups(const std::vector<std::vector<int32_t>>& adj, co
     }
   std::map<std::string, std::vector<size_t>> blocks;
   for (size_t i = 0; i < comms.size(); ++i) blocks[key[i]].push_back(i);
+  // A community's weight: its documents, or with opt.deal_by_links its link ends (the members'
+  // degrees), so that each split's share of the pairs, not of the documents, is the fraction.
+  auto weight = [&](const std::vector<int32_t>& m) {
+    size_t w = opt.deal_by_links ? 0 : m.size();
+    if (opt.deal_by_links)
+      for (int32_t v : m) w += adj[size_t(v)].size();
+    return w;
+  };
   std::vector<int8_t> group(n, 0);
   for (const auto& [k, members] : blocks) {
     double linked = 0;
-    for (size_t i : members) linked += double(comms[i].size());
+    for (size_t i : members) linked += double(weight(comms[i]));
     const double want[3] = {0, linked * opt.val_fraction, linked * opt.test_fraction};
     size_t have[3] = {0, 0, 0};
     for (size_t i : members) {
       const auto& m = comms[i];
+      const size_t w = weight(m);
       int8_t g = 0;
       for (int8_t s : {int8_t(2), int8_t(1)})
-        if (double(have[s] + m.size()) <= want[s] + 0.5) {
+        if (double(have[s] + w) <= want[s] + 0.5) {
           g = s;
           break;
         }
-      have[g] += m.size();
+      have[g] += w;
       for (int32_t v : m) group[v] = g;
     }
   }

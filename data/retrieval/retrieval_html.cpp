@@ -344,7 +344,8 @@ std::vector<HtmlFamily> debian_doc_families(const std::string& cache_dir) {
       {"openjdk-17-doc", "13 MB; 289 MB unpacked", "usr/share/doc/openjdk-17-jre-headless/api",
        {"jdk", "", "<main>", {"table-tabs"}, {"class-use", "doc-files"}, true, 0}},
       {"cppreference-doc-en-html", "4 MB; 174 MB unpacked", "usr/share/cppreference/doc/html/en",
-       {"cppreference", "", "mw-content-text", {"t-navbar"}, {}, false, 0}}};
+       // (symbol_index/ and the main page are indexes: hubs that cite every page, not documents)
+       {"cppreference", "", "mw-content-text", {"t-navbar"}, {"symbol_index", "Main_Page", "index"}, false, 0}}};
   std::vector<HtmlFamily> out;
   for (Source& s : sources) {
     std::error_code ec;
@@ -380,6 +381,7 @@ RetrievalOptions docs_options(std::vector<HtmlFamily> families) {
   o.val_fraction = 0.1;
   o.test_fraction = 0.1;
   o.stratify = true;
+  o.deal_by_links = true;
   o.max_bytes = 4096;  // LRA's documents: whole, the pairs' copies would hold ~9 GB
   return o;
 }
