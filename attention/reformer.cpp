@@ -117,13 +117,9 @@ class ReformerAttention : public Attention {
     return std::max<int64_t>(2, n + n % 2);
   }
 
-  // This forward's rotations [d, hashes * max_buckets/2] (round r in columns r*max_buckets/2 ..):
-  // fresh in training, the buffer in evaluation.  A sequence with nb buckets reads each round's first nb/2.
-  Tensor all_rotations(bool fresh) const {
-    if (fresh) return Tensor::randn(rotations_.shape(), 1.0f, global_rng());
-    return rotations_;
-  }
-  Tensor first_columns(const Tensor& rot, int64_t nb) const {  // [d, hashes * nb/2]
+  // Rotations [d, hashes * max_buckets/2] hold round r in columns r*max_buckets/2 ..; a sequence
+  // with nb buckets reads each round's first nb/2: [d, hashes * nb/2].
+  Tensor first_columns(const Tensor& rot, int64_t nb) const {
     int64_t d = rot.size(0), half = nb / 2, mhalf = max_buckets_ / 2;
     if (half == mhalf) return rot;
     Tensor r = Tensor::empty({d, hashes_ * half});
@@ -160,7 +156,7 @@ class ReformerAttention : public Attention {
     p.out.assign(size_t(G * p.Np), 0);
     p.nb.resize(size_t(G)), p.own.resize(size_t(G));
     p.ids = IntTensor({G, hashes_, p.Np}, std::vector<int32_t>(size_t(G * hashes_ * p.Np)));
-    Tensor rot = all_rotations(is_training());
+    Tensor rot = is_training() ? Tensor::randn(rotations_.shape(), 1.0f, global_rng()) : rotations_;  // fresh in training
     for (int64_t b = 0; b < B; ++b) {
       int64_t L = 0;  // the example's real tokens
       for (int64_t n = 0; n < p.Np; ++n) {

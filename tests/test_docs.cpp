@@ -1331,3 +1331,51 @@ TEST_CASE("LRA bubble charts: each bubble is its model's bench at the longest le
   CHECK(contains(md, "x: training steps/s at 4K tokens (the bench above);"));
   CHECK(contains(md, "bubble area: peak memory at 4K;"));
 }
+
+TEST_CASE("size claims in the docs are the files' line counts (wc -l), and README names the variants over its limit") {
+  // Issue 77: ARCHITECTURE.md said Routing (351 lines) and Reformer (309) when the files had grown,
+  // and README left sinkhorn out of the variants over 250 lines.  "Name (N lines)" in README.md or
+  // docs/*.md is attention/name.cpp's `wc -l`.
+  const fs::path root = src_root();
+  auto wc_l = [](const fs::path& p) {
+    std::ifstream in(p);
+    return int64_t(std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
+  };
+  std::vector<fs::path> pages = {root / "README.md"};
+  for (auto& e : fs::directory_iterator(root / "docs"))
+    if (e.path().extension() == ".md") pages.push_back(e.path());
+  const std::regex claim(R"(\b([A-Z][a-z]+) \((\d+) lines\))");
+  int claims = 0;
+  for (const fs::path& page : pages) {
+    std::string text = read(page);
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), claim); it != std::sregex_iterator(); ++it, ++claims) {
+      std::string name = (*it)[1].str();
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+      const fs::path file = root / "attention" / (name + ".cpp");
+      const std::string where = page.filename().string() + " says \"" + (*it)[0].str() + "\"";
+      REQUIRE_MESSAGE(fs::exists(file), where << ", and there is no " << file.string() << " to count");
+      CHECK_MESSAGE(std::stoll((*it)[2].str()) == wc_l(file),
+                    where << " but `wc -l attention/" << name << ".cpp` gives " << wc_l(file) << ": write that");
+    }
+  }
+  CHECK(claims >= 3);  // ARCHITECTURE.md's routing, reformer and sinkhorn
+  // README: "most under L lines; a, b and c longer" names every variant file (one with a registration) over L.
+  std::string readme = read(root / "README.md");
+  std::replace(readme.begin(), readme.end(), '\n', ' ');
+  std::smatch m;
+  REQUIRE(std::regex_search(readme, m, std::regex(R"(most under (\d+) lines; ([a-z, ]+?) longer\))")));
+  const int64_t limit = std::stoll(m[1].str());
+  std::set<std::string> said, over;
+  const std::string list = std::regex_replace(m[2].str(), std::regex(" and "), ", ");
+  const std::regex word("[a-z]+");
+  for (std::sregex_iterator it(list.begin(), list.end(), word), end; it != end; ++it) said.insert(it->str());
+  std::string over_list;
+  for (const char* dir : {"attention", "mlp_mixer"})
+    for (auto& e : fs::directory_iterator(root / dir))
+      if (e.path().extension() == ".cpp" && contains(read(e.path()), "RegisterAttention reg(") && wc_l(e.path()) > limit)
+        over.insert(e.path().stem().string());
+  for (const std::string& n : over) over_list += (over_list.empty() ? "" : ", ") + n;
+  CHECK_MESSAGE(said == over, "README.md: \"most under " << limit << " lines; " << m[2].str()
+                                  << " longer\", but the variant files over " << limit << " lines are " << over_list);
+}
