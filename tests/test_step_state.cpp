@@ -382,6 +382,25 @@ std::vector<double> direction_of_sum(const std::vector<std::vector<double>>& row
     for (size_t j = 0; j < s.size(); ++j) s[j] += r[j];
   return unit(s);
 }
+bool close(const std::vector<float>& got, const std::vector<double>& want) {  // to 1e-5
+  double worst = 0;
+  for (size_t j = 0; j < want.size(); ++j) worst = std::max(worst, std::fabs(double(got.at(j)) - want[j]));
+  return got.size() == want.size() && worst < 1e-5;
+}
+// One training step of a layer on x [B,N,D] with padding pad [B,N] (1 = padded), under `mode` at
+// `threads` threads, with a step's max_len of 8: each shard runs the layer on its rows.
+void layer_step(Attention& attn, const std::vector<float>& x, const std::vector<float>& pad, int64_t B, int64_t N,
+                int64_t D, Parallel mode, int threads) {
+  ThreadCount t(threads);
+  attn.before_step();
+  sharded_backward(attn, indexed_batch(int(B), int(N)), mode, 8, [&](const Batch& rows) {
+    const int64_t first = rows.labels[0];
+    std::vector<float> xs(x.begin() + first * N * D, x.begin() + (first + rows.B) * N * D);
+    std::vector<float> ps(pad.begin() + first * N, pad.begin() + (first + rows.B) * N);
+    Tensor y = attn.forward(Tensor::from({rows.B, N, D}, xs), Tensor::from({rows.B, N}, ps));
+    return ShardLoss{mean(y), rows.B, 0};
+  });
+}
 }  // namespace
 
 TEST_CASE("routing's centroids: k-means on the first training batch, then the EMA, once a step from shard 0's rows, in every mode") {
@@ -411,28 +430,12 @@ TEST_CASE("routing's centroids: k-means on the first training batch, then the EM
       attn->train();
       const Values w = values_of(*attn);
       CHECK(entry(w, "initialized")[0] == 0.0f);
-      auto step = [&](const std::vector<float>& x) {
-        ThreadCount t(threads);
-        attn->before_step();
-        sharded_backward(*attn, indexed_batch(int(B), int(N)), mode, 8, [&](const Batch& rows) {
-          const int64_t first = rows.labels[0];
-          std::vector<float> xs(x.begin() + first * N * D, x.begin() + (first + rows.B) * N * D);
-          std::vector<float> ps(pad.begin() + first * N, pad.begin() + (first + rows.B) * N);
-          Tensor y = attn->forward(Tensor::from({rows.B, N, D}, xs), Tensor::from({rows.B, N}, ps));
-          return ShardLoss{mean(y), rows.B, 0};
-        });
-      };
-      auto close = [](const std::vector<float>& got, const std::vector<double>& want) {
-        double worst = 0;
-        for (size_t j = 0; j < want.size(); ++j) worst = std::max(worst, std::fabs(double(got.at(j)) - want[j]));
-        return worst < 1e-5;
-      };
-      step(x1);
+      layer_step(*attn, x1, pad, B, N, D, mode, threads);
       const std::vector<double> mu1 = direction_of_sum(unit_qk(x1, pad, shard0, N, D, w));
       Values after1 = values_of(*attn);
       CHECK(entry(after1, "initialized")[0] == 1.0f);
       CHECK(close(entry(after1, "centroids"), mu1));
-      step(x2);
+      layer_step(*attn, x2, pad, B, N, D, mode, threads);
       const std::vector<double> s2 = direction_of_sum(unit_qk(x2, pad, shard0, N, D, w));
       std::vector<double> mix(static_cast<size_t>(D));
       for (size_t j = 0; j < mix.size(); ++j) mix[j] = 0.5 * mu1[j] + 0.5 * s2[j];
@@ -445,6 +448,46 @@ TEST_CASE("routing's centroids: k-means on the first training batch, then the EM
       attn->train();
       CHECK(values_of(*attn) == after2);
     }
+}
+
+TEST_CASE("routing's EMA moves each centroid toward its own members' direction, from shard 0's rows") {
+  // Two clusters set by hand, c0 = e0 and c1 = -e0 (initialized: no k-means), decay 1/2.  A unit
+  // row is nearest c0 when its first coordinate is >= 0 (ties go to the lower cluster), else c1.
+  // Each centroid becomes unit(c/2 + unit(sum of its members)/2); one with no members stays.
+  constexpr int64_t B = 6, N = 3, D = 4;
+  std::vector<float> x(size_t(B * N * D)), pad(size_t(B * N), 0.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(std::sin(2.0 + 1.1 * double(i)));
+  pad[size_t(2 * N + 1)] = 1;
+  for (Parallel mode : {Parallel::kBatch, Parallel::kOps}) {
+    const std::string mode_name = parallel_name(mode);
+    CAPTURE(mode_name);
+    AttentionConfig c;
+    c.dim = D, c.heads = 1, c.max_len = 8, c.knobs = {{"clusters", 2}, {"ema_decay", 0.5}};
+    global_rng() = Rng(6);
+    std::shared_ptr<Attention> attn = make_attention("routing", c);
+    attn->train();
+    for (auto& b : attn->named_buffers()) {
+      if (b.name == "initialized") b.tensor.data()[0] = 1;
+      if (b.name == "centroids") std::copy_n(std::vector<float>{1, 0, 0, 0, -1, 0, 0, 0}.data(), 8, b.tensor.data());
+    }
+    const Values w = values_of(*attn);
+    layer_step(*attn, x, pad, B, N, D, mode, 2);
+    std::vector<std::vector<double>> members[2];
+    for (auto& row : unit_qk(x, pad, mode == Parallel::kOps ? B : 3, N, D, w)) members[row[0] >= 0 ? 0 : 1].push_back(row);
+    std::vector<double> want;
+    for (int k = 0; k < 2; ++k) {
+      std::vector<double> mu = {k == 0 ? 1.0 : -1.0, 0, 0, 0};
+      if (!members[k].empty()) {
+        const std::vector<double> s = direction_of_sum(members[k]);
+        for (size_t j = 0; j < mu.size(); ++j) mu[j] = 0.5 * mu[j] + 0.5 * s[j];
+        mu = unit(mu);
+      }
+      want.insert(want.end(), mu.begin(), mu.end());
+    }
+    CHECK(!members[0].empty());
+    CHECK(!members[1].empty());
+    CHECK(close(entry(values_of(*attn), "centroids"), want));
+  }
 }
 
 // ---- through the trainer: the source, the buffers and the redraws, step by step -------------
