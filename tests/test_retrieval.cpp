@@ -770,3 +770,39 @@ TEST_CASE("docs corpus: deal_by_links gives test its share of the links, whateve
     else CHECK(test_links.count(5) == 1);  // the star went to test for some seed: 5 links
   }
 }
+
+// Where b's section has no valid partner left, the negative comes from b's family before anywhere:
+// family j's Hub cites every page of folder p (B0-B3), so the negative of (Hub, Bi) anchored at Hub
+// has none in p; j's other folder q (C0 - C1) is the family's, and w's 12 pages of B's length
+// are the rest of the split.  A negative across two families would say "unlinked" in its language.
+TEST_CASE("docs corpus: a negative without a partner in b's section takes one from b's family") {
+  TempDir dir("az_retrieval_family");
+  auto page = [&](const std::string& path, const std::vector<std::string>& to, int words) {
+    std::string a, body(size_t(words) * 6, 'x');
+    for (const std::string& t : to) a += "<a href=\"../" + t + ".html\">" + t + "</a> ";
+    write_plain(dir / path, "<html><body><main><p>" + path + " " + body + " " + a + "</p></main></body></html>");
+  };
+  page("j/h/Hub.html", {"p/B0", "p/B1", "p/B2", "p/B3"}, 50);
+  for (int k = 0; k < 4; ++k) page("j/p/B" + std::to_string(k) + ".html", {}, 30);
+  page("j/q/C0.html", {"q/C1"}, 80), page("j/q/C1.html", {}, 80);
+  for (int k = 0; k < 12; k += 2)
+    page("w/r/W" + std::to_string(k) + ".html", {"r/W" + std::to_string(k + 1)}, 30), page("w/r/W" + std::to_string(k + 1) + ".html", {}, 30);
+  size_t wider = 0;
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    az::RetrievalOptions o = az::docs_options({{"j", dir / "j", "<main>", {}, {}, true, 0}, {"w", dir / "w", "<main>", {}, {}, true, 0}});
+    o.split_by_community = false;
+    o.stratify = false;
+    o.val_fraction = 0;
+    o.test_fraction = 0.01;  // no test document: every pair in train
+    o.verbose = false;
+    o.seed = seed;
+    az::RetrievalData d = az::build_retrieval(o);
+    REQUIRE(d.corpus.links.size() == 4 + 1 + 6);
+    wider += d.negatives_wider;
+    for (const az::RetrievalPair& p : d.pairs[0]) {
+      const std::string f1 = d.corpus.pages[size_t(p.doc1)].id.substr(0, 2), f2 = d.corpus.pages[size_t(p.doc2)].id.substr(0, 2);
+      CHECK(f1 == f2);
+    }
+  }
+  CHECK(wider > 5);  // the case arose: about half the hub's positives are anchored at the hub
+}

@@ -150,10 +150,15 @@ std::vector<int8_t> deal_groups(const std::vector<std::vector<int32_t>>& adj, co
   for (size_t i = 0; i < comms.size(); ++i) blocks[key[i]].push_back(i);
   // A community's weight: its documents, or with opt.deal_by_links its link ends (the members'
   // degrees), so that each split's share of the pairs, not of the documents, is the fraction.
+  // (Links inside the community: a hub's links to other communities make no pairs where it goes.)
+  std::vector<int32_t> comm_of(n, -1);
+  for (size_t i = 0; i < comms.size(); ++i)
+    for (int32_t v : comms[i]) comm_of[size_t(v)] = int32_t(i);
   auto weight = [&](const std::vector<int32_t>& m) {
     size_t w = opt.deal_by_links ? 0 : m.size();
     if (opt.deal_by_links)
-      for (int32_t v : m) w += adj[size_t(v)].size();
+      for (int32_t v : m)
+        for (int32_t u : adj[size_t(v)]) w += comm_of[size_t(u)] == comm_of[size_t(v)];
     return w;
   };
   std::vector<int8_t> group(n, 0);
@@ -208,13 +213,17 @@ RetrievalData build_retrieval(const RetrievalOptions& opt) {
     for (const auto& l : c.links)
       if (d.group[l[0]] == g && d.group[l[1]] == g) edges.push_back(l);
     std::map<std::string, std::vector<std::pair<size_t, int32_t>>> pool;  // section -> slots
+    std::map<std::string, std::vector<std::pair<size_t, int32_t>>> family;  // "jdk" of "jdk:area" -> slots
     std::vector<std::pair<size_t, int32_t>> pool_all;
+    auto family_of = [&](int32_t v) { return c.pages[v].section.substr(0, c.pages[v].section.find(':')); };
     for (const auto& e : edges)
       for (int32_t v : e) {
         pool[c.pages[v].section].push_back({len[v], v});
+        family[family_of(v)].push_back({len[v], v});
         pool_all.push_back({len[v], v});
       }
     for (auto& [s, p] : pool) std::sort(p.begin(), p.end());
+    for (auto& [s, p] : family) std::sort(p.begin(), p.end());
     std::sort(pool_all.begin(), pool_all.end());
     std::vector<RetrievalPair>& pairs = d.pairs[g];
     for (const auto& e : edges) {
@@ -224,6 +233,12 @@ RetrievalData build_retrieval(const RetrievalOptions& opt) {
         return x != a && x != b && !has(adj[a], x) && !has(c.mentions[a], x) && !has(c.mentions[x], a);
       };
       int32_t neg = draw_partner(pool[c.pages[b].section], len[b], b, a, valid, rng);
+      // None left in b's section: b's family (the HTML corpus: a Java page with a C++ one would
+      // say "unlinked" in its language), then anywhere.
+      if (neg < 0 && family_of(b) != c.pages[b].section) {
+        neg = draw_partner(family[family_of(b)], len[b], b, a, valid, rng);
+        if (neg >= 0) ++d.negatives_wider;
+      }
       if (neg < 0) {
         neg = draw_partner(pool_all, len[b], b, a, valid, rng);
         if (neg >= 0) ++d.negatives_wider;
