@@ -365,7 +365,7 @@ def reformer(ctx, x, pad, p):
     v = heads(ctx, linear(ctx, x, p + "proj.v"))
     B, H, N, d = q.shape
     R = int(ctx.knob("hashes"))
-    nb = int(ctx.knob("buckets")) or max(2, N // c + (N // c) % 2)  # 0: padded length / chunk, even
+    nb = int(ctx.knob("buckets")) or max(2, N // c + (N // c) % 2)  # 0: length / chunk, even (each_alone: the example's)
     rot = ctx.W[p + "rotations"]
     mhalf = rot.shape[1] // R
     k = q / q.norm(dim=-1, keepdim=True)
