@@ -79,7 +79,8 @@ uint64_t element_hash(uint64_t key, uint64_t counter) { return splitmix(key ^ co
 
 // The modes and thread counts a step is checked in: one backward over the batch with split
 // products, and shards over 1, 2 and 3 threads.
-const std::pair<Parallel, int> kModes[] = {{Parallel::kOps, 2}, {Parallel::kBatch, 1}, {Parallel::kBatch, 2}, {Parallel::kBatch, 3}};
+const std::pair<Parallel, int> kModes[] = {
+    {Parallel::kOps, 2}, {Parallel::kBatch, 1}, {Parallel::kBatch, 2}, {Parallel::kBatch, 3}};
 
 // Every parameter's and buffer's values, by name ("buffer " before a buffer's).
 using Values = std::map<std::string, std::vector<float>>;
@@ -268,7 +269,8 @@ TEST_CASE("every step draws new dropout masks: each equals the counter-based dra
       CHECK(batch_shard().rows == 0);
     }
     for (int step = 1; step < kSteps; ++step)  // consecutive steps' masks differ, at both sites
-      for (int site = 0; site < 2; ++site) CHECK(masks[size_t((step - 1) * 2 + site)] != masks[size_t(step * 2 + site)]);
+      for (int site = 0; site < 2; ++site)
+        CHECK(masks[size_t((step - 1) * 2 + site)] != masks[size_t(step * 2 + site)]);
   }
 }
 
@@ -403,7 +405,7 @@ void layer_step(Attention& attn, const std::vector<float>& x, const std::vector<
 }
 }  // namespace
 
-TEST_CASE("routing's centroids: k-means on the first training batch, then the EMA, once a step from shard 0's rows, in every mode") {
+TEST_CASE("routing's centroids: k-means on the first training batch, then the EMA, once a step, from shard 0's rows") {
   // One head, one cluster, d = D = 4, decay 1/2.  With one cluster every unit q and k row is
   // its member, so k-means on the first batch gives mu1 = unit(sum of the rows), whatever its
   // random start, and that step's EMA keeps it (the members' direction is mu1).  The next
@@ -413,7 +415,8 @@ TEST_CASE("routing's centroids: k-means on the first training batch, then the EM
   // bug 2: a batch-parallel step never made shard 0's writes: k-means restarted every step.)
   constexpr int64_t B = 6, N = 3, D = 4;
   std::vector<float> x1(size_t(B * N * D)), x2(x1.size()), pad(size_t(B * N), 0.0f);
-  for (size_t i = 0; i < x1.size(); ++i) x1[i] = float(std::sin(1.0 + 0.7 * double(i))), x2[i] = float(std::cos(0.3 + 1.3 * double(i)));
+  for (size_t i = 0; i < x1.size(); ++i)
+    x1[i] = float(std::sin(1.0 + 0.7 * double(i))), x2[i] = float(std::cos(0.3 + 1.3 * double(i)));
   pad[size_t(1 * N + 2)] = 1, pad[size_t(4 * N + 2)] = 1;  // the last positions of examples 1 and 4: not members
   for (Parallel asked : {Parallel::kAuto, Parallel::kBatch, Parallel::kOps})
     for (int threads : {1, 2, 3}) {
@@ -473,7 +476,8 @@ TEST_CASE("routing's EMA moves each centroid toward its own members' direction, 
     const Values w = values_of(*attn);
     layer_step(*attn, x, pad, B, N, D, mode, 2);
     std::vector<std::vector<double>> members[2];
-    for (auto& row : unit_qk(x, pad, mode == Parallel::kOps ? B : 3, N, D, w)) members[row[0] >= 0 ? 0 : 1].push_back(row);
+    for (auto& row : unit_qk(x, pad, mode == Parallel::kOps ? B : 3, N, D, w))  // shard 0's rows
+      members[row[0] >= 0 ? 0 : 1].push_back(row);
     std::vector<double> want;
     for (int k = 0; k < 2; ++k) {
       std::vector<double> mu = {k == 0 ? 1.0 : -1.0, 0, 0, 0};
@@ -588,7 +592,7 @@ TEST_CASE("the trainer's step: routing initialises on step 1 and moves its centr
   }
 }
 
-TEST_CASE("the trainer's step: performer and RFA redraw on their schedule, in every mode, the draw of the step's source") {
+TEST_CASE("the trainer's step: performer and RFA redraw on their schedule, in every mode, from the step's source") {
   // --redraw 2: the schedule counts steps (before_step, once a step) and redraws before steps 3
   // and 5, each time the first draw of that step's source: W after step 2 (= the start's) is
   // redrawn at step 3 from the source as step 2 left it -- orthogonal_gaussian (performer) or
@@ -609,7 +613,8 @@ TEST_CASE("the trainer's step: performer and RFA redraw on their schedule, in ev
       const int64_t d = m.dim / m.heads, rows = int64_t(w0.size()) / d;
       Rng r;
       r.set_state(at[2].rng);
-      Tensor drawn = std::string(name) == "performer" ? orthogonal_gaussian(rows, d, r) : Tensor::randn({rows, d}, 1.0f, r);
+      Tensor drawn =
+          std::string(name) == "performer" ? orthogonal_gaussian(rows, d, r) : Tensor::randn({rows, d}, 1.0f, r);
       const std::vector<float> w3(drawn.data(), drawn.data() + drawn.numel());
       CHECK(entry(at[1].values, "buffer blocks.0.mixer.features") == w0);
       CHECK(entry(at[2].values, "buffer blocks.0.mixer.features") == w0);
@@ -658,7 +663,7 @@ TEST_CASE("a resumed run keeps what training wrote: routing's k-means is not red
   }
 }
 
-TEST_CASE("train's default is auto, and auto resolves by the documented rule: ops for 1 example at 2 threads of N*D = 2^17, batch for 2") {
+TEST_CASE("train's default is auto, and auto resolves by the documented rule: at N*D = 2^17, ops for B < threads") {
   // The command line as a user types it, no --parallel: at --seq-len 2048 and --dim 64 a row is
   // N*D = 2^17, long; a batch of 1 at 2 threads leaves a thread without a shard, so auto splits
   // the products; a batch of 2 (as many examples as threads) is cut into shards.  At --seq-len
@@ -689,10 +694,10 @@ TEST_CASE("the pools keep at most 64 MiB in all, shared out among the threads' p
   // may keep 64 MiB / (the number of pools), and above that no more than twice its peak in use.
   // Fresh threads (no earlier step's peak in their pools) each hold 5 buffers of a size at once
   // and free them, sizes from 64 KiB up to 1 MiB, each an eighth more than the last (no cached
-  // buffer is large enough to be reused): 45 MiB freed, a peak of 5 MiB.  A pool then keeps its share less at most one buffer, or at most
-  // twice its peak where that is more than the share (frees evict the oldest buffers while both
-  // are exceeded).  (Issue 76, bug 6: the pool count was never updated, and every pool kept the
-  // whole 64 MiB: 16 threads could keep 1 GiB.)
+  // buffer is large enough to be reused): 45 MiB freed, a peak of 5 MiB.  A pool then keeps its
+  // share less at most one buffer, or at most twice its peak where that is more than the share
+  // (frees evict the oldest buffers while both are exceeded).  (Issue 76, bug 6: the pool count
+  // was never updated, and every pool kept the whole 64 MiB: 16 threads could keep 1 GiB.)
   constexpr size_t kMiB = size_t(1) << 20, kFloor = 64 * kMiB, kLargest = kMiB, kPeak = 5 * kLargest;
   for (int threads : {1, 2, 3}) {
     CAPTURE(threads);
