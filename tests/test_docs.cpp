@@ -1379,3 +1379,36 @@ TEST_CASE("size claims in the docs are the files' line counts (wc -l), and READM
   CHECK_MESSAGE(said == over, "README.md: \"most under " << limit << " lines; " << m[2].str()
                                   << " longer\", but the variant files over " << limit << " lines are " << over_list);
 }
+
+TEST_CASE("CI's sanitizer stage runs the lab's, the app's and the step's suites, each a suite of the tree, as docs/ci.md says") {
+  // Issue 76, item 5: the suites that drive the lab, the app and the batch-parallel step through
+  // attnzoo were left out of CI's sanitizer stage for time; with CI at about 400 s of its 900 they
+  // are back (docs/ci.md measures them), all but test_lra (200 s under ASan) and test_examples.
+  const fs::path root = src_root();
+  std::set<std::string> asan;
+  std::istringstream ci(read(root / ".ci/run"));
+  for (std::string line; std::getline(ci, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, std::regex(R"re(ASAN_CI_SUITES\+?="([^"]*)")re"))) continue;
+    std::istringstream words(m[1].str());
+    for (std::string w; words >> w;) asan.insert(w);
+  }
+  for (auto& s : asan) CHECK_MESSAGE(fs::exists(root / "tests" / (s + ".cpp")), (".ci/run's ASAN_CI_SUITES names " + s + ", which is no suite"));
+  const std::string doc = read(root / "docs/ci.md");
+  const size_t s0 = doc.find("3. **The sanitizers**"), s1 = doc.find("4. **Arm**");
+  REQUIRE(s0 != std::string::npos);
+  REQUIRE(s1 != std::string::npos);
+  const std::string stage = doc.substr(s0, s1 - s0);
+  for (const char* s : {"test_parallel", "test_pathfinder", "test_app", "test_runs", "test_docs", "test_recall", "test_recall_sweep",
+                        "test_retrieval"}) {
+    const std::string name = s;
+    CAPTURE(name);
+    CHECK(asan.count(name));
+    CHECK((contains(stage, name + ",") || contains(stage, name + ";")));  // named in the stage's own list
+  }
+  for (const char* s : {"test_hardening", "test_autograd", "test_train", "test_mpi"}) CHECK(asan.count(s));
+  for (const char* s : {"test_lra", "test_examples"}) {  // the two docs/ci.md says are left to make test-asan
+    CHECK(!asan.count(s));
+    CHECK(contains(stage, s));
+  }
+}
