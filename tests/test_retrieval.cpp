@@ -798,6 +798,7 @@ TEST_CASE("docs corpus: a negative without a partner in b's section takes one fr
     o.seed = seed;
     az::RetrievalData d = az::build_retrieval(o);
     REQUIRE(d.corpus.links.size() == 4 + 1 + 6);
+    REQUIRE(d.pairs[0].size() == 2 * 11);
     wider += d.negatives_wider;
     for (const az::RetrievalPair& p : d.pairs[0]) {
       const std::string f1 = d.corpus.pages[size_t(p.doc1)].id.substr(0, 2), f2 = d.corpus.pages[size_t(p.doc2)].id.substr(0, 2);

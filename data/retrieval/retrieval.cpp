@@ -154,12 +154,13 @@ std::vector<int8_t> deal_groups(const std::vector<std::vector<int32_t>>& adj, co
   std::vector<int32_t> comm_of(n, -1);
   for (size_t i = 0; i < comms.size(); ++i)
     for (int32_t v : comms[i]) comm_of[size_t(v)] = int32_t(i);
+  // (At least 1: a community without a link inside, a lone document, still takes a place.)
   auto weight = [&](const std::vector<int32_t>& m) {
     size_t w = opt.deal_by_links ? 0 : m.size();
     if (opt.deal_by_links)
       for (int32_t v : m)
         for (int32_t u : adj[size_t(v)]) w += comm_of[size_t(u)] == comm_of[size_t(v)];
-    return w;
+    return std::max<size_t>(w, 1);
   };
   std::vector<int8_t> group(n, 0);
   for (const auto& [k, members] : blocks) {

@@ -5,9 +5,10 @@
 // from the text, negatives matched in section and length, splits that share
 // no document).  --corpus docs: the hyperlinks between the JDK's API pages and
 // cppreference's (data/retrieval/retrieval_html.cpp; fetched with apt-get
-// download on first use), 20 times the man pages' training pairs.  --data reads LRA's own TSV files (label, id1, id2, text1,
-// text2).  Documents are cut to --seq-len bytes (default 1024 here; LRA and
-// the `full` preset use 4096), and the run says how many were cut.  Every run
+// download on first use), 24 times the man pages' training pairs.  --data
+// reads LRA's own TSV files (label, id1, id2, text1, text2).  Documents are
+// cut to --seq-len bytes (default 1024 here; LRA and the `full` preset use
+// 4096; bench/retrieval_lra.sh 4000), and the run says how many were cut.  Every run
 // prints the baselines of its data (majority, length only, section only, bag
 // of bytes, tf-idf cosine), so a model's accuracy reads against what content
 // statistics alone give.
