@@ -18,7 +18,7 @@
 // An example's blocks are those of its own length (its last real token + 1),
 // not of the batch's padded length: its last block is its own last block, and
 // its random blocks are drawn among its own blocks, so an example scores the
-// same alone as in any batch.  Examples of one length run together (by_length).
+// same alone as in any batch (by_length runs each example on its own length).
 // Paper: Zaheer et al. 2020, "Big Bird: Transformers for Longer Sequences"
 // (ITC form; HF modeling_big_bird block_sparse: window of 3 blocks, first and
 // last block global, random blocks exclude window and global ones, per head).
@@ -28,6 +28,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+
+#include "autograd/runtime/rng.h"
 
 #include "attention/kernels/blocksparse.h"
 
@@ -48,25 +50,38 @@ std::vector<int64_t> example_lengths(const Tensor& key_pad, int64_t B, int64_t N
   return len;
 }
 
-// f(x', pad') on each group of examples of one length L, cut to that length (x' [m,L,D]); the rows
-// past an example's length are 0.  x [B,N,D] -> [B,N,D].  One call when no example is shorter.
+// The calling thread's batch shard set for a scope (rng.h's BatchShard), put back after it.
+struct ShardScope {
+  BatchShard saved = batch_shard();
+  explicit ShardScope(BatchShard s) { batch_shard() = s; }
+  ~ShardScope() { batch_shard() = saved; }
+};
+
+// f(x', pad') on each example cut to its own length L (x' [1,L,D]); the rows past its length are 0.
+// x [B,N,D] -> [B,N,D].  One call when no example is shorter.  Each call draws what one call over the
+// batch would: the same random source (one dropout key) and, for the mask's counters, the example's
+// place in the whole batch, so an example keeps its dropout mask however the batch is padded or cut
+// among threads and processes.
 Tensor by_length(const Tensor& x, const Tensor& key_pad, const std::function<Tensor(const Tensor&, const Tensor&)>& f) {
   const int64_t B = x.size(0), N = x.size(1);
   const std::vector<int64_t> len = example_lengths(key_pad, B, N);
   if (std::all_of(len.begin(), len.end(), [&](int64_t L) { return L == N; })) return f(x, key_pad);
-  std::map<int64_t, std::vector<int64_t>> groups;  // length -> its examples, in batch order
-  for (int64_t b = 0; b < B; ++b) groups[len[size_t(b)]].push_back(b);
-  std::vector<Tensor> rows(static_cast<size_t>(B));
-  for (auto& [L, members] : groups) {
-    std::vector<Tensor> xs, ps;
-    for (int64_t b : members) {
-      xs.push_back(narrow(narrow(x, 0, b, 1), 1, 0, L));
-      if (key_pad.defined()) ps.push_back(narrow(narrow(key_pad, 0, b, 1), 1, 0, L));
+  const int64_t first = batch_shard().rows > 0 ? batch_shard().first : 0;  // example 0's place in the batch
+  const Rng start = global_rng();
+  Rng source = start;
+  std::vector<Tensor> rows;
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t L = len[size_t(b)];
+    Tensor y;
+    {
+      source = start;  // every example draws from where the batch would
+      RngScope draws(source);
+      ShardScope place({first + b, 1});
+      y = f(narrow(narrow(x, 0, b, 1), 1, 0, L), key_pad.defined() ? narrow(narrow(key_pad, 0, b, 1), 1, 0, L) : Tensor());
     }
-    Tensor y = f(concat(xs, 0), key_pad.defined() ? concat(ps, 0) : Tensor());  // [m,L,D]
-    if (L < N) y = concat({y, Tensor::zeros({y.size(0), N - L, y.size(2)})}, 1);
-    for (size_t i = 0; i < members.size(); ++i) rows[size_t(members[i])] = narrow(y, 0, int64_t(i), 1);
+    rows.push_back(L < N ? concat({y, Tensor::zeros({1, N - L, y.size(2)})}, 1) : y);
   }
+  global_rng() = source;  // moved on as by one call
   return concat(rows, 0);
 }
 
