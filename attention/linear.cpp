@@ -21,7 +21,7 @@ namespace {
 class LinearAttention : public FeatureMapAttention {
  public:
   // The fast form, forward(), and the projections proj_ come from FeatureMapAttention
-  // (attention/kernels/kernel_util.h): this class gives only its feature map phi (features());
+  // (attention/kernels/kernel_util.h): this class gives only its feature map phi (feature_map());
   // the kernel is kernel_attention, the chunked prefix sums.
   explicit LinearAttention(const AttentionConfig& c)
       : FeatureMapAttention(c, "kernel elu(q)+1 . elu(k)+1", 1e-6f) {}
@@ -36,12 +36,12 @@ class LinearAttention : public FeatureMapAttention {
 
   // Generation: the recurrent state S, z (decode.h), constant cost per token.
   std::unique_ptr<DecodeState> decoder() override {
-    return recurrent_state(proj_, [this](const Tensor& x) { return features(x, Tensor()); }, 1e-6f, KernelNorm::add_eps);
+    return recurrent_state(proj_, [this](const Tensor& x) { return feature_map(x, Tensor()); }, 1e-6f, KernelNorm::add_eps);
   }
 
  private:
   // phi(q), phi(k) [B,H,N,d] (phi(k) zero at padding) and v.
-  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) override {
+  QKVProjection::Heads feature_map(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);
     h.q = elu1_features(h.q, Tensor());
     h.k = elu1_features(h.k, key_pad);  // zero at padding: padded keys add nothing to the sums

@@ -16,11 +16,16 @@
 // that cancels exactly in the ratio, so no epsilon is added to the features
 // and the normaliser is guarded only against 0/0 (max(den, FLT_MIN)).  Causal
 // keys are not shifted (a max over keys would span later keys); their
-// exponent is bounded by |w_j|^2/2 anyway.  W is a registered buffer (saved
-// with the checkpoint), redrawn every --redraw training steps, fixed in eval.
+// exponent is bounded by |w_j|^2/2 anyway.  W (projection_ below, the
+// paper's omega; saved in checkpoints as the buffer "features") is redrawn
+// every --redraw training steps, once per step before its forward passes
+// (before_step), and fixed in eval; the --features setting is m, its rows.
 // forward() runs the fused features and kernel (kernels/kernel_util.h, with a
-// hand-written backward); reference() below is FAVOR+ in composed ops.  How
-// these choices differ from the public code, and why: docs/performer.md.
+// hand-written backward); reference() below is FAVOR+ in composed ops, a
+// function of its input, parameters and buffers: it never redraws.
+// Deviation from the paper: W is redrawn every --redraw steps (1000), not at
+// every step.  How the other choices differ from the public code, and why:
+// docs/performer.md.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -77,41 +82,40 @@ namespace {
 class Performer : public FeatureMapAttention {
  public:
   // The projections proj_ and the fast form's body come from FeatureMapAttention
-  // (attention/kernels/kernel_util.h): this class gives its feature map phi (features()) and the
-  // redraw schedule; the kernel is kernel_attention, the chunked prefix sums.
+  // (attention/kernels/kernel_util.h): this class gives its feature map phi (feature_map()) and
+  // the redraw schedule; the kernel is kernel_attention, the chunked prefix sums.
   explicit Performer(const AttentionConfig& c)
       : FeatureMapAttention(c, "FAVOR+ estimate of exp(q.k/sqrt(d))", std::numeric_limits<float>::min(),
                             KernelNorm::clamp) {  // max(den, FLT_MIN): only 0/0 is guarded
     int64_t d = c.head_dim(), m = knob_int("features");
     if (m == 0) m = std::max<int64_t>(d, int64_t(double(d) * std::log(double(d))));  // d ln d, as performer-pytorch
-    features_ = register_buffer("features", orthogonal_gaussian(m, d, global_rng()));  // W [m,d]
+    projection_ = register_buffer("features", orthogonal_gaussian(m, d, global_rng()));  // W [m,d]
     calls_ = register_buffer("calls", Tensor::zeros({1}));  // training calls since the last draw
   }
 
   // ---- 2. the redraw: a fresh W every --redraw training steps --------------------------------
-  // redraw_due (kernels/kernel_util.h, shared with RFA) counts training calls in the buffer calls_,
-  // so a resumed run keeps the schedule.  In a training step it counts steps: the draw is made
-  // once, before the step's shards run (train/parallel.h), and the shards never draw.
+  // redraw_due (kernels/kernel_util.h, shared with RFA) counts training steps in the buffer calls_,
+  // so a resumed run keeps the schedule.  The draw is made once a step, before the step's shards
+  // run (train/parallel.h); the shards never draw, and reference() never does.
   void before_step() override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
   }
   // A fresh draw written into the same buffer, so the registered handle stays valid.
   // Shown on the model's page beside reference().
   void redraw() {
-    Tensor w = orthogonal_gaussian(features_.size(0), features_.size(1), global_rng());
-    std::memcpy(features_.data(), w.data(), sizeof(float) * size_t(w.numel()));
+    Tensor w = orthogonal_gaussian(projection_.size(0), projection_.size(1), global_rng());
+    std::memcpy(projection_.data(), w.data(), sizeof(float) * size_t(w.numel()));
   }
 
   // ---- 3. FAVOR+: positive features, then linear attention -----------------------------------
   // The reference form: FAVOR+'s features phi(x) = m^-1/2 exp(W x^ - |x^|^2/2 - c), then linear attention.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
-    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();  // the same schedule as forward()
     auto h = proj_->project(x);                                 // q, k, v [B,H,N,d]
-    int64_t m = features_.size(0);
+    int64_t m = projection_.size(0);
     float s = std::pow(float(cfg_.head_dim()), -0.25f);         // x^ = d^-1/4 x
     auto exponent = [&](const Tensor& t) {                      // W x^ - |x^|^2 / 2   [B,H,N,m]
       Tensor xs = t * s;
-      return matmul(xs, features_, /*trans_a=*/false, /*trans_b=*/true) - sum(xs * xs, 3, /*keepdim=*/true) * 0.5f;
+      return matmul(xs, projection_, /*trans_a=*/false, /*trans_b=*/true) - sum(xs * xs, 3, /*keepdim=*/true) * 0.5f;
     };
     Tensor eq = exponent(h.q), ek = without_padded_keys(exponent(h.k), key_pad);  // a padded key: phi = 0
     Tensor phi_q = exp(eq - query_stabiliser(eq)) * (1.0f / std::sqrt(float(m)));
@@ -121,13 +125,15 @@ class Performer : public FeatureMapAttention {
   }
 
   // ---- 4. the fast form: the same phi fused (favor_features, with its own backward) ----------
+  // A training call outside a step (a script driving the layer itself, no trainer) keeps the
+  // schedule here; inside a step redraw_due says no and counts nothing: before_step drew.
   Tensor forward(const Tensor& x, const Tensor& key_pad) override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
     return FeatureMapAttention::forward(x, key_pad);
   }
   // Generation: the recurrent state S, z (decode.h); causal keys are never shifted, so phi is per position.
   std::unique_ptr<DecodeState> decoder() override {
-    return recurrent_state(proj_, [this](const Tensor& x) { return features(x, Tensor()); },
+    return recurrent_state(proj_, [this](const Tensor& x) { return feature_map(x, Tensor()); },
                            std::numeric_limits<float>::min(), KernelNorm::clamp);
   }
 
@@ -151,10 +157,10 @@ class Performer : public FeatureMapAttention {
   }
 
   // phi(q), phi(k) [B,H,N,m] (phi(k) zero at padding) and v [B,H,N,d].
-  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) override {
+  QKVProjection::Heads feature_map(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);
     float s = std::pow(float(cfg_.head_dim()), -0.25f);
-    Tensor w = mul_scalar(features_, s);        // [m,d], no gradient: a buffer
+    Tensor w = mul_scalar(projection_, s);      // [m,d], no gradient: a buffer
     Tensor uq = matmul(h.q, w, /*trans_a=*/false, /*trans_b=*/true);    // [B,H,N,m] = x^ W^T
     Tensor uk = matmul(h.k, w, /*trans_a=*/false, /*trans_b=*/true);
     h.q = favor_features(uq, h.q, s, true, Tensor());
@@ -164,7 +170,8 @@ class Performer : public FeatureMapAttention {
     return h;
   }
 
-  Tensor features_, calls_;
+  Tensor projection_;  // W [m,d], the paper's omega: a buffer, saved as "features" (checkpoints keep the name)
+  Tensor calls_;       // [1]: training steps (or calls outside a step) since the last draw
 };
 
 RegisterAttention reg({"performer",

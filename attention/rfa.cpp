@@ -40,7 +40,7 @@ namespace {
 class RandomFeatureAttention : public FeatureMapAttention {
  public:
   // The projections proj_ and the fast form's body come from FeatureMapAttention
-  // (attention/kernels/kernel_util.h): this class gives its feature map phi (features()) and the
+  // (attention/kernels/kernel_util.h): this class gives its feature map phi (feature_map()) and the
   // redraw schedule; the kernel is kernel_attention, the chunked prefix sums.
   explicit RandomFeatureAttention(const AttentionConfig& c)
       : FeatureMapAttention(c, "random Fourier estimate of a Gaussian kernel", 1.0f, KernelNorm::clamp) {  // max(den, 1)
@@ -78,7 +78,7 @@ class RandomFeatureAttention : public FeatureMapAttention {
 
   // Generation: the recurrent state S, z (decode.h), constant cost per token.
   std::unique_ptr<DecodeState> decoder() override {
-    return recurrent_state(proj_, [this](const Tensor& x) { return features(x, Tensor()); }, 1.0f, KernelNorm::clamp);
+    return recurrent_state(proj_, [this](const Tensor& x) { return feature_map(x, Tensor()); }, 1.0f, KernelNorm::clamp);
   }
 
  private:
@@ -89,7 +89,7 @@ class RandomFeatureAttention : public FeatureMapAttention {
   }
 
   // phi(q), phi(k) [B,H,N,2m] (phi(k) zero at padding) and v [B,H,N,d].
-  QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) override {
+  QKVProjection::Heads feature_map(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);
     int64_t B = x.size(0), H = cfg_.heads, d = cfg_.head_dim(), m = features_.size(0);
     // W (sigma * x) = (W diag(sigma)) x: scale the small [H,m,d] matrices, not the [B,H,N,d] inputs

@@ -7,28 +7,44 @@
 // centroids per head).  Clusters are balanced: cluster c takes the w queries
 // and the w keys most similar to its centroid, and its w queries attend to
 // its w keys.  A query's output is the average over the clusters that took
-// it (a query no cluster took gets 0: the residual carries it).  The
-// centroids are not trained by gradient: they are a buffer (saved in
-// checkpoints), initialised by a few k-means iterations on the first training
-// batch and then moved by an exponential moving average of their members'
-// mean on every training forward.  Routing itself gets no gradient; the
-// attention inside each cluster is ordinary softmax attention on the raw
-// (unnormalised) q and k, so one cluster with w = N is full attention.
+// it (a query no cluster took gets 0: the residual carries it).  Routing
+// itself gets no gradient; the attention inside each cluster is ordinary
+// softmax attention on the raw (unnormalised) q and k, so one cluster with
+// w = N is full attention.
+//
+// The centroids are not trained by gradient: they are a buffer (saved in
+// checkpoints).  Until a training step has set them, a training forward routes
+// by k-means on its own batch (a few iterations from C random members); the
+// step's state update (learn(), after a training forward of the fast form,
+// made once per step from shard 0's rows: nn/module.h) stores them, then moves
+// them on every later step by an exponential moving average of their members'
+// mean.  So both forms are functions of their input, parameters and buffers:
+// reference() reads the centroids and never writes them.
 //
 // Cost per head: routing N*C*d, selection O(N*C), attention C*w^2*d; with
 // C = sqrt(N) clusters of w = N/C that is N*sqrt(N)*d, N being --seq-len
 // (a shorter batch keeps w, at most its N).  Padded keys are excluded (and
 // ranked last, so clusters fill with real tokens first).
-// Deviation: lucidrains also offers a commitment loss pulling q/k toward their
-// centroids; the layer interface has no auxiliary loss, so it is left out.
 //
-// forward() runs the chunk kernel (kernels/cluster_util.h); reference() writes
-// the attention inside each cluster in composed ops (gather, attend, scatter back).
+// Deviations from the paper:
+// - lucidrains also offers a commitment loss pulling q/k toward their
+//   centroids; the layer interface has no auxiliary loss, so it is left out.
+// - the paper routes by k-means whose centroids start random and move by the
+//   EMA only; here they start from k-means on the first training batch
+//   (lucidrains' KMEAN_INIT_ITERS), and the EMA runs once per training step.
+// - --impl reference trains without the state update: reference() is pure, so
+//   every training batch is routed by its own k-means until the fast form (or a
+//   checkpoint) has set the centroids.
+//
+// forward() selects the members with the kernel top_members and runs the chunk
+// kernel (kernels/cluster_util.h); reference() writes the selection (one
+// similarity product, then a sort per centroid) and the attention inside each
+// cluster (gather, attend, scatter back) in composed ops.
 //
 // Why this page is over 250 lines: spherical k-means (initialisation and the
 // EMA update) is part of the algorithm, not a kernel, and sits above the class
-// in the order it runs; the routing itself (top-w members of each centroid) is
-// shared by both forms.  Only the chunked attention is in kernels/.
+// in the order it runs.  Only the selection's fast form and the chunked
+// attention are in kernels/.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -57,6 +73,7 @@ void nearest(const float* x, int64_t M, const float* mu, int64_t C, int64_t d, s
   sim.resize(size_t(M * C));
   assign.resize(size_t(M));
   sgemm(false, true, M, C, d, 1.0f, x, d, mu, d, 0.0f, sim.data(), C);
+  count_matmul_flops(2.0 * double(M * C) * double(d));  // k-means' products count in the bench's FLOPs
   for (int64_t m = 0; m < M; ++m) assign[size_t(m)] = int32_t(std::max_element(&sim[size_t(m * C)], &sim[size_t(m * C)] + C) - &sim[size_t(m * C)]);
 }
 
@@ -140,6 +157,40 @@ void kmeans_ema_update(Tensor& centroids, const Tensor& x, const std::vector<uin
 
 namespace {
 
+// ---- the routing in composed ops (the reference form's) ---------------------------------------
+// Each centroid's top-w members among the unit rows x [B,H,N,d]: the similarities mu . x by one
+// product [B,H,C,N], then for each (example, head, centroid) the w most similar rows -- padding
+// last, ties to the lower position -- in position order: rows [B*H,C,w].  (The fast form,
+// top_members in kernels/cluster_util.h, selects the same rows with a partial selection.)
+IntTensor top_w(const Tensor& mu, const Tensor& x, const std::vector<uint8_t>& pad, int64_t w) {
+  int64_t B = x.size(0), H = x.size(1), N = x.size(2), C = mu.size(1);
+  Tensor per_example = reshape(mu, {1, H, C, mu.size(2)});
+  Tensor sim = matmul(concat(std::vector<Tensor>(size_t(B), per_example), 0), x, /*trans_a=*/false, /*trans_b=*/true);
+  IntTensor rows({B * H, C, w}, std::vector<int32_t>(size_t(B * H * C * w)));
+  std::vector<int32_t> order(static_cast<size_t>(N));
+  for (int64_t g = 0; g < B * H; ++g)
+    for (int64_t c = 0; c < C; ++c) {
+      const float* score = sim.data() + (g * C + c) * N;
+      auto rank = [&](int32_t n) { return pad[size_t((g / H) * N + n)] ? -INFINITY : score[n]; };
+      for (int64_t n = 0; n < N; ++n) order[size_t(n)] = int32_t(n);
+      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t z) { return rank(a) > rank(z); });
+      int32_t* dst = rows.data.data() + (g * C + c) * w;
+      std::copy_n(order.begin(), w, dst);
+      std::sort(dst, dst + w);  // position order inside the cluster
+    }
+  return rows;
+}
+
+// 1 / the number of clusters each query row joined (0 for none): [G,N] from q_rows [G,C,w] or [G,C*w].
+std::vector<float> inverse_counts(const IntTensor& q_rows, int64_t N) {
+  int64_t G = q_rows.shape[0], Cw = q_rows.numel() / G;
+  std::vector<float> count(size_t(G * N), 0.0f);
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t i = 0; i < Cw; ++i) count[size_t(g * N + q_rows.data[size_t(g * Cw + i)])] += 1.0f;
+  for (float& c : count) c = c > 0 ? 1.0f / c : 0.0f;
+  return count;
+}
+
 class RoutingAttention : public Attention {
  public:
   explicit RoutingAttention(const AttentionConfig& c) : Attention(c) {
@@ -148,39 +199,97 @@ class RoutingAttention : public Attention {
     if (clusters_ == 0) clusters_ = std::max<int64_t>(1, int64_t(std::lround(std::sqrt(double(c.max_len)))));
     window_ = knob_int("window");
     decay_ = float(knob("ema_decay"));
-    // Random unit centroids until the first training batch initialises them.
+    // Random unit centroids until the first training step sets them.
     Tensor mu = Tensor::randn({c.heads, clusters_, c.head_dim()});
     for (int64_t i = 0; i < c.heads * clusters_; ++i) normalize(mu.data() + i * c.head_dim(), c.head_dim());
     centroids_ = register_buffer("centroids", mu);
     initialized_ = register_buffer("initialized", Tensor::zeros({1}));
   }
 
+ private:
+  // What both forms start from: q, k, v, their unit directions and the centroids to route by.
+  struct Routed {
+    int64_t B, N, H, d, G, C, w;
+    QKVProjection::Heads h;         // q, k, v [B,H,N,d]
+    Tensor qn, kn;                  // unit-length q and k (no gradient): what routing and the centroids read
+    Tensor mu;                      // [H,C,d] the centroids this forward routes by
+    std::vector<uint8_t> pad;       // [B,N] padded positions
+  };
+
+  Routed prepare(const Tensor& x, const Tensor& key_pad) {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("routing: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
+    Routed r;
+    r.B = x.size(0), r.N = x.size(1), r.H = cfg_.heads, r.d = cfg_.head_dim(), r.G = r.B * r.H, r.C = clusters_;
+    int64_t B = r.B, N = r.N;
+    if (key_pad.defined() && key_pad.shape() != Shape{B, N})
+      fail("routing: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
+           std::to_string(N) + "]");
+    // w from --seq-len, as C is, not from this batch's padded N: an example's
+    // clusters then do not depend on the lengths of its batch-mates.
+    r.w = std::min(N, window_ > 0 ? window_ : (cfg_.max_len + r.C - 1) / r.C);
+
+    r.h = proj_->project(x);  // q, k, v [B,H,N,d]
+    r.pad.assign(size_t(B * N), 0);
+    if (key_pad.defined())
+      for (int64_t i = 0; i < B * N; ++i) r.pad[size_t(i)] = key_pad.data()[i] != 0;
+
+    // Routing on unit vectors, no gradient.
+    NoGradGuard ng;
+    r.qn = unit_normalize(r.h.q.detach());
+    r.kn = unit_normalize(r.h.k.detach());
+    // The centroids to route by: the buffer's, or, before a training step has set them, k-means
+    // on this batch's unit q and k (a copy, from C random members drawn from the random source).
+    r.mu = centroids_;
+    if (is_training() && initialized_.data()[0] == 0) {
+      r.mu = centroids_.clone();
+      kmeans_init(r.mu, concat({r.qn, r.kn}, 2), skip_flags(r.pad, B, N), global_rng());
+    }
+    return r;
+  }
+
+  // Padding flags for the rows of concat(q, k) along positions: [B, 2N].
+  static std::vector<uint8_t> skip_flags(const std::vector<uint8_t>& pad, int64_t B, int64_t N) {
+    std::vector<uint8_t> s(size_t(B * 2 * N));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t n = 0; n < 2 * N; ++n) s[size_t(b * 2 * N + n)] = pad[size_t(b * N + n % N)];
+    return s;
+  }
+
+ public:
   // The reference form: route, gather each cluster's queries and keys, softmax attention inside the
-  // cluster, scatter back, average over the clusters a query joined.
+  // cluster, scatter back, average over the clusters a query joined.  Reads the centroids, writes nothing.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
-    Routed r = route(x, key_pad);  // q, k, v; each cluster's top-w queries and keys [G,C,w] (no gradient)
-    int64_t G = r.G, C = r.C, w = r.w, N = r.N, d = r.d;
-    IntTensor qi({G, C * w}, r.q_rows.data), ki({G, C * w}, r.k_rows.data);
+    Routed r = prepare(x, key_pad);  // q, k, v; unit q, k; the centroids to route by (no gradient)
+    int64_t B = r.B, H = r.H, G = r.G, C = r.C, w = r.w, N = r.N, d = r.d;
+    IntTensor qi = top_w(r.mu, r.qn, r.pad, w), ki = top_w(r.mu, r.kn, r.pad, w);  // [G,C,w]: each cluster's members
+    qi.shape = ki.shape = {G, C * w};
     auto members = [&](const Tensor& t, const IntTensor& rows) {  // [B,H,N,d] -> the cluster's rows [G,C,w,d]
       return reshape(gather_rows(reshape(t, {G, N, d}), rows), {G, C, w, d});
     };
     Tensor q = members(r.h.q, qi), k = members(r.h.k, ki), v = members(r.h.v, ki);
     Tensor padded = Tensor::empty({G, C, 1, w});                        // padded keys never attended
-    for (int64_t i = 0; i < padded.numel(); ++i) padded.data()[i] = r.pad[size_t((i / (C * w) / r.H) * N + ki.data[size_t(i)])];
+    for (int64_t i = 0; i < padded.numel(); ++i) padded.data()[i] = r.pad[size_t((i / (C * w) / H) * N + ki.data[size_t(i)])];
     Tensor s = matmul(q, k, /*trans_a=*/false, /*trans_b=*/true) * (1.0f / std::sqrt(float(d)));  // [G,C,w,w]
     Tensor o = matmul(dropout(softmax(s, padded, /*mask_is_bool=*/true), cfg_.dropout, is_training()), v);  // [G,C,w,d]
     Tensor summed = scatter_add_rows(Tensor::zeros({G, N, d}), qi, reshape(o, {G, C * w, d}));  // back to positions
-    Tensor avg = summed * Tensor::from({G, N, 1}, r.inv_count);         // over the clusters a query joined
-    update_centroids(r);
-    return proj_->output(reshape(avg, {r.B, r.H, N, d}));
+    Tensor avg = summed * Tensor::from({G, N, 1}, inverse_counts(qi, N));  // over the clusters a query joined
+    return proj_->output(reshape(avg, {B, H, N, d}));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(x, key_pad, nullptr); }
+  // The fast form: the same routing by the kernel top_members, the chunk kernel inside the clusters;
+  // then, in training, the step's state update from what it routed (learn).
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    Routed r = prepare(x, key_pad);
+    Tensor y = run(r, nullptr);
+    learn(r);
+    return y;
+  }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;
     Trace tr;
-    run(x, key_pad, &tr);
+    run(prepare(x, key_pad), &tr);
     Pattern p;
     p.n = x.size(1);
     p.cell.assign(size_t(p.n * p.n), 0);
@@ -196,7 +305,7 @@ class RoutingAttention : public Attention {
   Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;
     Trace tr;
-    run(narrow(x, 0, 0, 1), key_pad.defined() ? narrow(key_pad, 0, 0, 1) : key_pad, &tr);
+    run(prepare(narrow(x, 0, 0, 1), key_pad.defined() ? narrow(key_pad, 0, 0, 1) : key_pad), &tr);
     int64_t H = cfg_.heads, N = x.size(1), C = tr.ch.q_rows.shape[1], w = tr.ch.q_rows.shape[2];
     Tensor out = Tensor::zeros({H, N, N});
     for (int64_t h = 0; h < H; ++h)
@@ -216,129 +325,41 @@ class RoutingAttention : public Attention {
     std::vector<float> weights, inv_count;
   };
 
-  // What both forms start from: q, k, v and the routing.  Each cluster's w queries and w keys
-  // (rows of [G,N,..], position order) and 1 / the number of clusters each query joined.
-  struct Routed {
-    int64_t B, N, H, d, G, C, w;
-    QKVProjection::Heads h;         // q, k, v [B,H,N,d]
-    Tensor qn, kn;                  // unit-length q and k (no gradient): what routing and the centroids read
-    Tensor mu;                      // [H,C,d] the centroids this forward routes by
-    std::vector<uint8_t> pad;       // [B,N] padded positions
-    IntTensor q_rows, k_rows;       // [G,C,w]
-    std::vector<float> inv_count;   // [G,N]
-  };
-
-  Routed route(const Tensor& x, const Tensor& key_pad) {
-    if (x.dim() != 3 || x.size(2) != cfg_.dim)
-      fail("routing: input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
-    Routed r;
-    r.B = x.size(0), r.N = x.size(1), r.H = cfg_.heads, r.d = cfg_.head_dim(), r.G = r.B * r.H, r.C = clusters_;
-    int64_t B = r.B, N = r.N, H = r.H, d = r.d, G = r.G, C = r.C;
-    if (key_pad.defined() && key_pad.shape() != Shape{B, N})
-      fail("routing: key padding mask " + shape_str(key_pad.shape()) + " must be [" + std::to_string(B) + "," +
-           std::to_string(N) + "]");
-    // w from --seq-len, as C is, not from this batch's padded N: an example's
-    // clusters then do not depend on the lengths of its batch-mates.
-    int64_t w = r.w = std::min(N, window_ > 0 ? window_ : (cfg_.max_len + C - 1) / C);
-
-    r.h = proj_->project(x);  // q, k, v [B,H,N,d]
-    r.pad.assign(size_t(B * N), 0);
-    if (key_pad.defined())
-      for (int64_t i = 0; i < B * N; ++i) r.pad[size_t(i)] = key_pad.data()[i] != 0;
-
-    // Routing on unit vectors, no gradient.
-    {
-      NoGradGuard ng;
-      r.qn = unit_normalize(r.h.q.detach());
-      r.kn = unit_normalize(r.h.k.detach());
-    }
-    // The centroids this forward reads: the buffer's, or, on the first training batch, k-means'
-    // start from it (a copy: a batch-parallel step's other shards still read the buffer).
-    r.mu = centroids_;
-    if (is_training() && initialized_.data()[0] == 0) {
-      Tensor both = concat({r.qn, r.kn}, 2);  // [B,H,2N,d]
-      r.mu = centroids_.clone();
-      kmeans_init(r.mu, both, skip_flags(r.pad, B, N), global_rng());
-      write_buffer(centroids_, r.mu);
-      write_buffer(initialized_, Tensor::ones({1}));
-    }
-
-    r.q_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
-    r.k_rows = IntTensor({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
-    r.inv_count.resize(size_t(G * N));
-#pragma omp parallel if (G > 1 && G * N * C * d > (1 << 16))
-    {
-      std::vector<float> sim(size_t(C * N));  // [C,N]: centroid c's similarity to every row
-      std::vector<int32_t> count(size_t(N), 0);
-      std::vector<std::pair<float, int32_t>> ranked(size_t(N), {0.0f, 0});  // (similarity, row): contiguous for the selection
-#pragma omp for schedule(dynamic, 1)
-      for (int64_t g = 0; g < G; ++g) {
-        int64_t b = g / H;
-        const float* mu = r.mu.data() + (g % H) * C * d;
-        const uint8_t* padded = r.pad.data() + b * N;
-        std::fill(count.begin(), count.end(), 0);
-        for (int which = 0; which < 2; ++which) {  // queries, then keys
-          const float* rows = (which == 0 ? r.qn : r.kn).data() + g * N * d;
-          sgemm(false, true, C, N, d, 1.0f, mu, d, rows, d, 0.0f, sim.data(), N);
-          IntTensor& out = which == 0 ? r.q_rows : r.k_rows;
-          for (int64_t c = 0; c < C; ++c) {
-            // The w rows most similar to centroid c; padding ranks last, ties by position.
-            const float* score = sim.data() + c * N;
-            for (int64_t n = 0; n < N; ++n)
-              ranked[size_t(n)] = {padded[n] ? -std::numeric_limits<float>::infinity() : score[n], int32_t(n)};
-            std::nth_element(ranked.begin(), ranked.begin() + (w - 1), ranked.end(), [](const auto& a, const auto& z) {
-              return a.first > z.first || (a.first == z.first && a.second < z.second);
-            });
-            int32_t* dst = out.data.data() + (g * C + c) * w;
-            for (int64_t i = 0; i < w; ++i) dst[i] = ranked[size_t(i)].second;
-            std::sort(dst, dst + w);  // position order inside the cluster
-            if (which == 0)
-              for (int64_t i = 0; i < w; ++i) count[size_t(dst[i])]++;
-          }
-        }
-        for (int64_t n = 0; n < N; ++n)
-          r.inv_count[size_t(g * N + n)] = count[size_t(n)] ? 1.0f / float(count[size_t(n)]) : 0.0f;
-      }
-    }
-    return r;
-  }
-
-  // After a training forward: the centroids move toward their members (EMA).
-  void update_centroids(const Routed& r) {
+  // The step's state update, after a training forward: the centroids this forward routed by (k-means'
+  // on the first step), moved toward their members by one EMA step.  Written through write_buffer: a
+  // batch-parallel step makes shard 0's writes once its shards have run (nn/module.h).
+  void learn(const Routed& r) {
     if (!is_training()) return;
-    Tensor next = r.mu.clone();  // written through write_buffer: see nn/module.h
+    Tensor next = r.mu.clone();
     kmeans_ema_update(next, concat({r.qn, r.kn}, 2), skip_flags(r.pad, r.B, r.N), decay_);
     write_buffer(centroids_, next);
+    if (initialized_.data()[0] == 0) write_buffer(initialized_, Tensor::ones({1}));
   }
 
-  Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
-    Routed r = route(x, key_pad);
+  // The fast form's body: the members by top_members, attention by the chunk kernel.
+  Tensor run(const Routed& r, Trace* tr) {
     int64_t G = r.G, N = r.N, d = r.d;
     Chunks ch;
-    ch.q_rows = r.q_rows, ch.k_rows = r.k_rows;
+    {
+      NoGradGuard ng;
+      ch.q_rows = top_members(r.mu, reshape(r.qn, {G, N, d}), r.pad, r.w);
+      ch.k_rows = top_members(r.mu, reshape(r.kn, {G, N, d}), r.pad, r.w);
+    }
     ch.k_out.resize(size_t(G * N));
     for (int64_t g = 0; g < G; ++g)
       for (int64_t n = 0; n < N; ++n) ch.k_out[size_t(g * N + n)] = r.pad[size_t((g / r.H) * N + n)];
+    std::vector<float> inv_count = inverse_counts(ch.q_rows, N);
     Tensor qf = reshape(r.h.q, {G, N, d}), kf = reshape(r.h.k, {G, N, d}), vf = reshape(r.h.v, {G, N, d});
     std::vector<float>* weights = tr ? &tr->weights : nullptr;
     ChunkResult res = chunk_attention(qf, kf, vf, ch, 1.0f / std::sqrt(float(d)), cfg_.dropout, is_training(), weights);
-    Tensor o = mul(res.out, Tensor::from({G, N, 1}, r.inv_count));  // average over the clusters a query joined
-    update_centroids(r);
-    if (tr) tr->ch = std::move(ch), tr->inv_count = std::move(r.inv_count);
+    Tensor o = mul(res.out, Tensor::from({G, N, 1}, inv_count));  // average over the clusters a query joined
+    if (tr) tr->ch = std::move(ch), tr->inv_count = std::move(inv_count);
     return proj_->output(reshape(o, {r.B, r.H, N, d}));
-  }
-
-  // Padding flags for the rows of concat(q, k) along positions: [B, 2N].
-  static std::vector<uint8_t> skip_flags(const std::vector<uint8_t>& pad, int64_t B, int64_t N) {
-    std::vector<uint8_t> s(size_t(B * 2 * N));
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t n = 0; n < 2 * N; ++n) s[size_t(b * 2 * N + n)] = pad[size_t(b * N + n % N)];
-    return s;
   }
 
   std::shared_ptr<QKVProjection> proj_;
   Tensor centroids_;    // [H,C,d] unit vectors: a buffer, not a parameter
-  Tensor initialized_;  // [1]: 1 once k-means ran on a training batch
+  Tensor initialized_;  // [1]: 1 once a training step has set the centroids
   int64_t clusters_, window_;
   float decay_;
 };

@@ -15,6 +15,7 @@
 #include "attention/kernels/blocksparse.h"
 #include "attention/kernels/cluster_util.h"
 #include "attention/kernels/kernel_util.h"
+#include "attention/routing.h"
 #include "mlp_mixer/token_mlp.h"
 #include "tests/attention_check.h"
 #include "train/generate.h"
@@ -214,6 +215,32 @@ TEST_CASE("FLOPs of chunk_attention: 2 G C cq ck (d + dv) forward, 4 G C cq ck (
   ChunkResult res;
   CHECK(flops_of([&] { res = chunk_attention(q, k, v, ch, 0.5f); }) == 2.0 * G * C * cq * ck * (d + dv));
   CHECK(flops_of([&] { backward_of(res.out); }) == 4.0 * G * C * cq * ck * (d + dv));
+}
+
+// Routing's own products (issue 77; found by H2: they counted nothing).  top_members: each group's
+// [C,N] similarities to its head's centroids, C N d multiply-adds; the k-means EMA: each head's M
+// unskipped rows against its C centroids, M C d.  A layer's evaluation forward is then its q, k, v,
+// o projections (4 x 2 B N D^2), the routing of the queries and of the keys (2 x 2 G C N d) and the
+// chunk kernel's 2 G C w w (d + d), counted with the cluster size w = min(N, ceil(--seq-len / C)).
+TEST_CASE("FLOPs of routing: top_members 2 G C N d, the EMA 2 H M C d, a layer's forward by formula") {
+  const int64_t H = 2, B = 3, G = B * H, C = 4, N = 5, d = 3;
+  Tensor mu = leaf({H, C, d}, 40, false), rows = leaf({G, N, d}, 41, false);
+  std::vector<uint8_t> pad(size_t(B * N), 0);
+  pad[2] = 1;
+  CHECK(flops_of([&] { top_members(mu, rows, pad, 2); }) == 2.0 * G * C * N * d);
+  Tensor x = leaf({B, H, N, d}, 42, false);
+  std::vector<uint8_t> skip(size_t(B * N), 0);
+  skip[0] = skip[7] = 1;  // two rows of each head take no part: M = B N - 2
+  CHECK(flops_of([&] { kmeans_ema_update(mu, x, skip, 0.5f); }) == 2.0 * H * (B * N - 2) * C * d);
+
+  const int64_t D = 8, L = 16, hd = D / H, w = (L + C - 1) / C;  // w = 4 of N = 5
+  AttentionConfig c;
+  c.dim = D, c.heads = H, c.max_len = L, c.knobs = {{"clusters", double(C)}};
+  std::shared_ptr<Attention> att = make_attention("routing", c);
+  att->eval();
+  Tensor in = leaf({B, N, D}, 43, false);
+  const double want = 4 * 2.0 * B * N * D * D + 2 * 2.0 * G * C * N * hd + 2.0 * G * C * w * w * (hd + hd);
+  CHECK(flops_of([&] { att->forward(in, Tensor()); }) == want);
 }
 
 // token_mlp: Z = W1^T X [S,D] and Y = W2 H [N,D] per example forward; dW2, dH, dW1 (and dX when x

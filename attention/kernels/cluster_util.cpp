@@ -1,4 +1,4 @@
-// chunk_attention, unit_normalize (see cluster_util.h).
+// chunk_attention, unit_normalize, top_members (see cluster_util.h).
 //
 // chunk_attention, per chunk with rows Q [cq,d], K [ck,d], V [ck,dv]:
 //   S = Q K^T s (masked), lse_i = log sum_j exp S_ij, P = exp(S - lse), O = P V.
@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "attention/kernels/tile.h"
+#include "autograd/runtime/blas.h"
 #include "autograd/runtime/vecmath.h"
 
 namespace az {
@@ -216,6 +217,38 @@ Tensor unit_normalize(const Tensor& x, float eps) {
       }
     });
   return y;
+}
+
+IntTensor top_members(const Tensor& mu, const Tensor& x, const std::vector<uint8_t>& pad, int64_t w) {
+  if (mu.dim() != 3 || x.dim() != 3 || x.size(2) != mu.size(2) || x.size(0) % mu.size(0) != 0 || w < 1 ||
+      w > x.size(1) || int64_t(pad.size()) != x.size(0) / mu.size(0) * x.size(1))
+    fail("top_members: centroids " + shape_str(mu.shape()) + ", rows " + shape_str(x.shape()) + ", w " +
+         std::to_string(w) + " must be [H,C,d], [G,N,d] (G a multiple of H, pad [G/H,N]) and 1 <= w <= N");
+  const int64_t H = mu.size(0), C = mu.size(1), d = mu.size(2), G = x.size(0), N = x.size(1);
+  IntTensor rows({G, C, w}, std::vector<int32_t>(size_t(G * C * w)));
+  count_matmul_flops(2.0 * double(G * C) * double(N * d));  // the similarities, one [C,N] product per group
+#pragma omp parallel if (G > 1 && G * N * C * d > (1 << 16))
+  {
+    std::vector<float> sim(size_t(C * N));  // [C,N]: centroid c's similarity to every row
+    std::vector<std::pair<float, int32_t>> ranked(size_t(N), {0.0f, 0});  // (similarity, row): contiguous for the selection
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t g = 0; g < G; ++g) {
+      const uint8_t* padded = pad.data() + (g / H) * N;
+      sgemm(false, true, C, N, d, 1.0f, mu.data() + (g % H) * C * d, d, x.data() + g * N * d, d, 0.0f, sim.data(), N);
+      for (int64_t c = 0; c < C; ++c) {
+        // The w rows most similar to centroid c; padding ranks last, ties by position.
+        const float* score = sim.data() + c * N;
+        for (int64_t n = 0; n < N; ++n) ranked[size_t(n)] = {padded[n] ? kNegInf : score[n], int32_t(n)};
+        std::nth_element(ranked.begin(), ranked.begin() + (w - 1), ranked.end(), [](const auto& a, const auto& z) {
+          return a.first > z.first || (a.first == z.first && a.second < z.second);
+        });
+        int32_t* dst = rows.data.data() + (g * C + c) * w;
+        for (int64_t i = 0; i < w; ++i) dst[i] = ranked[size_t(i)].second;
+        std::sort(dst, dst + w);  // position order inside the cluster
+      }
+    }
+  }
+  return rows;
 }
 
 }  // namespace az

@@ -42,4 +42,11 @@ ChunkResult chunk_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
 // x [..,d] -> x / sqrt(|x|^2 + eps) along the last axis (fused, differentiable).
 Tensor unit_normalize(const Tensor& x, float eps = 1e-12f);
 
+// Routing's selection (attention/routing.cpp), the fast form.  For group g (example g / H, head
+// g % H) and centroid c: the w rows of x [G,N,d] most similar to row c of mu [H,C,d] -- padded
+// rows (pad [G/H,N], 1 = padded) rank last, ties go to the lower position -- in position order:
+// rows [G,C,w].  One [C,N] sgemm per group, then a partial selection per centroid (no gradient);
+// adds its 2 G C N d to the FLOP count (count_matmul_flops).
+IntTensor top_members(const Tensor& mu, const Tensor& x, const std::vector<uint8_t>& pad, int64_t w);
+
 }  // namespace az

@@ -571,7 +571,7 @@ FeatureMapAttention::FeatureMapAttention(const AttentionConfig& c, std::string l
 }
 
 Tensor FeatureMapAttention::forward(const Tensor& x, const Tensor& key_pad) {
-  auto h = features(x, key_pad);
+  auto h = feature_map(x, key_pad);
   return proj_->output(kernel_attention(h.q, h.k, h.v, cfg_.causal, eps_, norm_));
 }
 
@@ -581,7 +581,7 @@ Pattern FeatureMapAttention::pattern(const Tensor& x, const Tensor& key_pad) {
 
 Tensor FeatureMapAttention::attention_weights(const Tensor& x, const Tensor& key_pad) {
   NoGradGuard ng;
-  auto h = features(x, key_pad);
+  auto h = feature_map(x, key_pad);
   Tensor w = kernel_weights(h.q, h.k, cfg_.causal, eps_, norm_);
   return reshape(w, {w.size(1), w.size(2), w.size(3)});
 }

@@ -85,7 +85,7 @@ Tensor orthogonal_gaussian(int64_t m, int64_t d, Rng& rng);  // defined on the m
 bool redraw_due(const Tensor& counter, int64_t interval, bool training);
 
 // The wiring shared by the feature-map variants (linear, performer, rfa): each
-// gives only phi, as features(x, key_pad) -> {phi(q), phi(k), v} with phi(k)
+// gives only phi, as feature_map(x, key_pad) -> {phi(q), phi(k), v} with phi(k)
 // zero at padded keys; this class projects, calls kernel_attention and maps
 // the result back, and draws the implied weights with the same phi.
 class FeatureMapAttention : public Attention {
@@ -97,7 +97,7 @@ class FeatureMapAttention : public Attention {
   Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override;
 
  protected:
-  virtual QKVProjection::Heads features(const Tensor& x, const Tensor& key_pad) = 0;
+  virtual QKVProjection::Heads feature_map(const Tensor& x, const Tensor& key_pad) = 0;
   std::shared_ptr<QKVProjection> proj_;
 
  private:
