@@ -26,15 +26,14 @@
 // (a shorter batch keeps w, at most its N).  Padded keys are excluded (and
 // ranked last, so clusters fill with real tokens first).
 //
-// Deviations from the paper:
-// - lucidrains also offers a commitment loss pulling q/k toward their
-//   centroids; the layer interface has no auxiliary loss, so it is left out.
-// - the paper routes by k-means whose centroids start random and move by the
-//   EMA only; here they start from k-means on the first training batch
-//   (lucidrains' KMEAN_INIT_ITERS), and the EMA runs once per training step.
-// - --impl reference trains without the state update: reference() is pure, so
-//   every training batch is routed by its own k-means until the fast form (or a
-//   checkpoint) has set the centroids.
+// Deviations from the paper: no commitment loss pulling q/k toward their
+// centroids (lucidrains offers one; the layer interface has no auxiliary
+// loss); the centroids start from k-means on the first training batch
+// (lucidrains' KMEAN_INIT_ITERS; the paper states only the EMA), and the EMA
+// runs once per training step, on shard 0's rows of a batch-parallel step.
+// Under --impl reference nothing makes the state update (reference() is pure):
+// each training batch is routed by its own k-means until the fast form, or a
+// loaded checkpoint, has set the centroids.
 //
 // forward() selects the members with the kernel top_members and runs the chunk
 // kernel (kernels/cluster_util.h); reference() writes the selection (one

@@ -722,3 +722,38 @@ TEST_CASE("the pools keep at most 64 MiB in all, shared out among the threads' p
   }
   pool_release();
 }
+
+// ---- reference() is a function of its input, parameters and buffers (issue 77, item 6) --------
+
+TEST_CASE("routing's and performer's reference() write no buffer in training: the step's update does") {
+  // Routing: before a step has set them, a training reference() routes by k-means on its own
+  // batch and leaves the centroids and `initialized` as they were; the same random source gives the
+  // same output twice.  The fast form's step update then records them (initialized 0 -> 1).
+  // Performer with --redraw 1: reference() never redraws W nor counts a call.
+  Rng x_source(12);
+  Tensor x = Tensor::randn({2, 6, 8}, 1.0f, x_source);
+  for (const char* name : {"routing", "performer"}) {
+    const std::string variant = name;
+    CAPTURE(variant);
+    AttentionConfig c;
+    c.dim = 8, c.heads = 2, c.max_len = 8;
+    using Knobs = std::map<std::string, double>;
+    c.knobs = variant == "routing" ? Knobs{{"clusters", 2}} : Knobs{{"redraw", 1}};
+    global_rng() = Rng(7);
+    std::shared_ptr<Attention> attn = make_attention(name, c);
+    attn->train();
+    const Values before = values_of(*attn);
+    std::vector<std::vector<float>> outs;
+    for (int call = 0; call < 3; ++call) {
+      global_rng() = Rng(8);
+      outs.push_back(attn->reference(x, Tensor()).to_vector());
+      CHECK(values_of(*attn) == before);
+    }
+    CHECK(outs[1] == outs[0]);
+    CHECK(outs[2] == outs[0]);
+    if (variant == "routing") {
+      attn->forward(x, Tensor());  // outside a step: the update is made at once
+      CHECK(entry(values_of(*attn), "initialized")[0] == 1.0f);
+    }
+  }
+}
