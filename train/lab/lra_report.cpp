@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "attention/attention.h"
 #include "autograd/runtime/strings.h"
@@ -133,6 +135,91 @@ std::string names(const std::vector<std::string>& v) {
   return s;
 }
 
+// ---- LRA's own recipes, run outside the preset (issues 68 and 78) ----
+// At LRA's lengths the full preset's budget leaves Pathfinder and Retrieval at chance for every
+// model; LRA's own recipe (its steps, batch and each model's own size) is run per model by
+// bench/TASK_lra.sh, whose `publish`/`test` modes keep the run in docs/TASK-lra/MODEL/:
+// config.json, metrics.jsonl and test.txt (eval's line for the best validation's checkpoint).
+// Such a run stands in the full preset's headline table for the preset's own cell, marked; the
+// folders are read from where attnzoo runs, the repository's root, as the scripts are.
+struct RecipeColumn {
+  std::string task, root, recipe, script, unit;
+};
+const std::vector<RecipeColumn>& recipe_columns(const LraPreset& p) {
+  static const std::vector<RecipeColumn> lra = {
+      {"pathfinder", "docs/pathfinder-lra", "LRA's Pathfinder-32 recipe", "bench/pathfinder_lra.sh", "images"},
+      {"retrieval", "docs/retrieval-lra", "LRA's matching recipe", "bench/retrieval_lra.sh", "pairs"},
+  };
+  static const std::vector<RecipeColumn> none;
+  return p.name == "full" ? lra : none;  // the preset at LRA's lengths, the one read beside LRA's Table 1
+}
+
+struct RecipeRun {
+  std::string folder, about;  // docs/pathfinder-lra/full; "LRA's ... recipe on 4x4 patches (bench/...)"
+  double acc = 0;             // test accuracy of the best validation's checkpoint, %
+  int64_t n_test = 0;         // test examples
+  int64_t steps = 0, of_steps = 0, batch = 0, seed = 0;
+};
+
+std::string slurp_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A value of config.json (every value is a string there): "" when absent.
+std::string config_value(const std::string& json, const std::string& key) {
+  std::string k = "\"" + key + "\":\"";
+  size_t at = json.find(k);
+  if (at == std::string::npos) return "";
+  at += k.size();
+  return json.substr(at, json.find('"', at) - at);
+}
+
+// The run in DIR (docs/TASK-lra/MODEL), or false when DIR holds no test.txt yet.
+bool read_recipe_run(const RecipeColumn& rc, const std::string& dir, RecipeRun& r) {
+  std::ifstream in(dir + "/test.txt");
+  if (!in) return false;
+  r.folder = dir;
+  bool found = false;
+  for (std::string line; std::getline(in, line);) {
+    long long n = 0;
+    double acc = 0, loss = 0;
+    if (std::sscanf(line.c_str(), "test accuracy %lf, loss %lf over %lld examples", &acc, &loss, &n) == 3)
+      r.acc = 100 * acc, r.n_test = n, found = true;
+  }
+  if (!found || r.n_test <= 0)
+    throw std::runtime_error(dir + "/test.txt: expected eval's line 'test accuracy A, loss L over N examples'");
+  std::string cfg = slurp_text(dir + "/config.json");
+  r.batch = std::atoll(config_value(cfg, "batch").c_str());
+  r.of_steps = std::atoll(config_value(cfg, "steps").c_str());
+  r.seed = std::atoll(config_value(cfg, "seed").c_str());
+  for (const JsonObject& o : read_jsonl(dir + "/metrics.jsonl")) r.steps = std::max(r.steps, int64_t(json_number(o, "step", 0)));
+  r.about = rc.recipe;
+  if (config_value(cfg, "task.input") == "patches") {
+    std::string k = config_value(cfg, "task.patch");
+    r.about += " on " + k + "x" + k + " patches";
+  }
+  r.about += " (" + rc.script + ")";
+  return true;
+}
+
+// 62500 -> "62,500"; 32000000 -> "32.00M"
+std::string grouped(int64_t v) {
+  std::string d = std::to_string(v), out;
+  for (size_t i = 0; i < d.size(); ++i) out += (i && (d.size() - i) % 3 == 0 && d[i - 1] != '-' ? "," : "") + std::string(1, d[i]);
+  return out;
+}
+std::string millions(int64_t v) { return v >= 1000000 ? fmt("%.2fM", double(v) / 1e6) : grouped(v); }
+
+// A run's cell source, one line: what, how much of it, and the file the figure is read from.
+std::string recipe_source(const RecipeRun& r, const RecipeColumn& rc) {
+  std::string steps = r.steps > 0 ? ", " + grouped(r.steps) + " of its " + grouped(r.of_steps) + " steps of " +
+                                        grouped(r.batch) + " (" + millions(r.steps * r.batch) + " " + rc.unit + ")"
+                                  : "";
+  return r.about + ", 1 seed (seed " + std::to_string(r.seed) + ")" + steps +
+         ", the best validation's checkpoint on " + grouped(r.n_test) + " test examples: " + r.folder + "/test.txt";
+}
+
 }  // namespace
 
 std::string write_lra_report(const LraSweep& s, bool charts) {
@@ -194,6 +281,57 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   };
   auto heading = [&](const LraColumn& c) { return c.bits ? c.title + " (bits/byte, lower is better)" : c.title; };
 
+  // The LRA-recipe runs that stand in the headline table for the preset's own cells (marked ʳ),
+  // and the columns that take them, whose other cells are marked as the preset's own budget (ᵖ).
+  std::map<std::string, const RecipeColumn*> recipe_col;            // task -> its recipe
+  std::map<std::pair<std::string, std::string>, RecipeRun> recipe;  // (task, model) -> its run
+  std::vector<std::string> not_rows;                                // runs there that are no row here
+  for (auto& rc : recipe_columns(p)) {
+    if (std::none_of(cols.begin(), cols.end(), [&](const LraColumn& c) { return c.task == rc.task; })) continue;
+    recipe_col[rc.task] = &rc;
+    std::error_code ec;  // no folder: no run yet
+    std::vector<std::string> found;
+    for (auto& e : std::filesystem::directory_iterator(rc.root, ec)) found.push_back(e.path().filename().string());
+    std::sort(found.begin(), found.end());
+    for (auto& m : found) {
+      RecipeRun r;
+      if (!read_recipe_run(rc, rc.root + "/" + m, r)) continue;
+      if (std::find(order.begin(), order.end(), m) != order.end()) recipe[{rc.task, m}] = r;
+      else not_rows.push_back(m + " (" + r.about + ", " + fmt("%.1f", r.acc) + ": " + r.folder + ")");
+    }
+  }
+  std::vector<std::string> recipe_tasks;  // the columns that take recipe runs, in the table's order
+  for (auto& c : cols)
+    if (recipe_col.count(c.task)) recipe_tasks.push_back(c.task);
+  auto recipe_of = [&](const std::string& t, const std::string& m) -> const RecipeRun* {
+    auto it = recipe.find({t, m});
+    return it == recipe.end() ? nullptr : &it->second;
+  };
+  // " (chance)" after a value within the 95% band around the column's majority class
+  // (lra_chance_margin on the test set the value was measured on), in the columns that take
+  // recipe runs: there a cell may come from either budget, and which ones learned is the point
+  auto chance_tag = [&](const LraColumn& c, double v, int64_t n) -> std::string {
+    bool at_chance = !c.bits && c.chance >= 0 && n > 0 && std::fabs(v - c.chance) <= lra_chance_margin(c.chance, n);
+    return recipe_col.count(c.task) && at_chance ? " (chance)" : "";
+  };
+
+  // LRA avg as the headline table shows it: the mean of the row's cells as shown, a recipe run's
+  // cell included (marked ʳ); its ± is the spread of the preset's cells only (one seed has none).
+  auto headline_mean = [&](const std::string& m) -> std::string {
+    bool any = false;
+    for (auto& t : lra_tasks) any |= recipe_of(t, m) != nullptr;
+    if (!any) return mean_cell(lra_mean, m);
+    double sum = 0, var = 0;
+    for (auto& t : lra_tasks) {
+      auto it = val.find({t, m});
+      if (const RecipeRun* r = recipe_of(t, m)) sum += r->acc;
+      else if (it != val.end()) sum += it->second.mean, var += it->second.std * it->second.std;
+      else return std::string();
+    }
+    double n = double(lra_tasks.size());
+    return "**" + fmt("%.1f", sum / n) + (s.seeds > 1 ? " ± " + fmt("%.1f", std::sqrt(var) / n) : "") + "** ʳ";
+  };
+
   std::ostringstream md;
   md << "# Long Range Arena on a CPU: preset `" << p.name << "`\n\n"
      << "`" << s.command << "`\n\n"
@@ -235,7 +373,8 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   }
   if (!lra_tasks.empty())
     md << " **LRA avg**: the mean over LRA's tasks (" << column_names(lra_tasks)
-       << "), as in LRA's Table 1 (the second chart).";
+       << "), as in LRA's Table 1 (the second chart)" << (recipe.empty() ? "." : "; in the table below, over the cells as shown (ʳ: with LRA-recipe cells), in the chart over the preset's own.");
+  if (!recipe.empty()) md << " The score reads the preset's own cells only.";
   md << "\n\n";
 
   // ---- Table 1 ----
@@ -262,7 +401,15 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
     const SeedStats* ref = nullptr;
     for (auto& m : order)
       if (!ref && val.count({c.task, m}) && c.n_test > 0 && !c.bits) ref = &val[{c.task, m}];
-    md << " " << (ref ? "± " + fmt("%.1f", ref->se_test) + " (n=" + std::to_string(c.n_test) + ")" : std::string("")) << " |";
+    std::string se = ref ? "± " + fmt("%.1f", ref->se_test) + " (n=" + std::to_string(c.n_test) + ")" : "";
+    for (auto& m : order)  // a recipe run's test set: at the first such run's accuracy
+      if (const RecipeRun* r = recipe_of(c.task, m)) {
+        double q = r->acc / 100;
+        se += (se.empty() ? "" : "; ") + std::string("ʳ ± ") + fmt("%.1f", 100 * std::sqrt(q * (1 - q) / double(r->n_test))) +
+              " (n=" + std::to_string(r->n_test) + ")";
+        break;
+      }
+    md << " " << se << " |";
   }
   md << " | |\n";
   // Baselines a task's data set came with (DIR/data/TASK/baselines.jsonl: the shortcut
@@ -288,11 +435,13 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
     for (auto& c : cols) {
       std::string d = dash(c.task, m);
       auto it = val.find({c.task, m});
+      std::string own = recipe_col.count(c.task) ? " ᵖ" : "";  // the preset's own, in a column that takes recipe runs
       if (!d.empty()) md << " " << d << " |";
-      else if (it != val.end()) md << " " << value_cell(it->second, c.bits) << " |";
+      else if (const RecipeRun* r = recipe_of(c.task, m)) md << " " << fmt("%.1f", r->acc) << " ʳ" << chance_tag(c, r->acc, r->n_test) << " |";
+      else if (it != val.end()) md << " " << value_cell(it->second, c.bits) << own << chance_tag(c, it->second.mean, c.n_test) << " |";
       else md << " " << (tab.failed.count({c.task, m}) ? "failed" : "") << " |";
     }
-    md << " " << mean_cell(lra_mean, m) << " | " << mean_cell(score, m) << " |\n";
+    md << " " << headline_mean(m) << " | " << mean_cell(score, m) << " |\n";
     if (const LraPublished* lp = published(m)) {
       md << "| *LRA: " << lp->lra_name << "* | |";
       double ls = 0;
@@ -309,6 +458,33 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
   for (size_t k = 0; k < reasons.size(); ++k)
     md << superscript(k + 1) << " " << names(who[reasons[k]]) << ": " << md_cell(reasons[k]) << ".  \n";
   if (!reasons.empty()) md << "A dash is a cell that is never run: the model cannot run that task.\n\n";
+  // where the recipe columns' cells come from, and the preset's own cells they stand in for
+  if (!recipe_col.empty()) {
+    std::vector<std::string> titles;
+    for (auto& t : recipe_tasks) titles.push_back(title_of(t));
+    md << "ʳ A run of LRA's own recipe for that task, outside the preset (LRA's steps and batch, each model's own LRA "
+          "size), one seed: it stands here for the preset's own cell, whose budget leaves this column at chance. "
+          "ᵖ The preset's own cell (the budget in the table at the end, every seed): in " << names(titles)
+       << " a model keeps it until a run of LRA's recipe exists for it (docs/TASK-lra/MODEL/). (chance), in those "
+          "columns: within twice the binomial standard error of chance on the test set the value was measured on. LRA avg with ʳ: "
+          "the mean of the row's cells as shown, its recipe cells included; its ± is the spread of the preset's "
+          "cells only. The Score, the groups, the differences from full attention and the charts read the preset's "
+          "own cells only, the same budget for every model; those cells are in \"The preset's own budget\" below.\n\n";
+    if (!recipe.empty()) {
+      md << "Where the ʳ cells come from (every other cell: the preset's records, results.jsonl):\n\n";
+      for (auto& [tm, r] : recipe)
+        md << "- " << tm.second << " on " << title_of(tm.first) << ": " << fmt("%.1f", r.acc) << ", "
+           << recipe_source(r, *recipe_col[tm.first]) << "\n";
+      md << "\n";
+    }
+    for (auto& t : recipe_tasks)
+      if (const RecipeColumn* rc = recipe_col[t]; std::none_of(recipe.begin(), recipe.end(), [&](auto& e) { return e.first.first == t; }))
+        md << title_of(t) << ": no run of " << rc->recipe << " yet (" << rc->script << ", kept in " << rc->root
+           << "/MODEL/): every cell is the preset's own.\n\n";
+    if (!not_rows.empty())
+      md << "Recipe runs that are no row of this table (a row takes only the run in the folder of its own name): "
+         << names(not_rows) << ".\n\n";
+  }
   for (auto& c : cols)  // accuracy over positions (a token head): several scored positions a sequence
     if (!c.bits && c.n_test > 0 && task_info(c.task).head == Head::kToken)
       md << c.title << "'s n counts test sequences, but its accuracy is over the scored positions in them, which are "
@@ -327,6 +503,27 @@ std::string write_lra_report(const LraSweep& s, bool charts) {
         "e-mail bodies (ham or spam, majority class about 70%) and our Image is Fashion-MNIST, so those two columns "
         "are not comparable with LRA's, only the ranking of the models is. An empty cell has not run; see the failures "
         "below.\n\n";
+
+  // ---- the preset's own cells where the headline table shows recipe runs ----
+  if (!recipe.empty()) {
+    md << "## The preset's own budget\n\n"
+       << "The preset's own cells (its budget, every seed; results.jsonl) in the columns that take LRA's recipe runs, "
+          "and LRA avg over the preset's own cells alone; the Score and everything below read these.\n\n| Model |";
+    for (auto& t : recipe_tasks) md << " " << title_of(t) << " |";
+    md << " LRA avg |\n|---|";
+    for (size_t i = 0; i <= recipe_tasks.size(); ++i) md << "---:|";
+    md << "\n";
+    for (auto& m : order) {
+      md << "| " << m << " |";
+      for (auto& t : recipe_tasks) {
+        auto it = val.find({t, m});
+        const LraColumn& c = *std::find_if(cols.begin(), cols.end(), [&](const LraColumn& x) { return x.task == t; });
+        md << " " << (it == val.end() ? std::string() : value_cell(it->second, false) + chance_tag(c, it->second.mean, c.n_test)) << " |";
+      }
+      md << " " << mean_cell(lra_mean, m) << " |\n";
+    }
+    md << "\n";
+  }
 
   // ---- which groups of models the score separates ----
   std::map<std::string, std::string> letter_of;  // model -> its letters (the main chart's labels carry them)

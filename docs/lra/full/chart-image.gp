@@ -30,15 +30,16 @@ set logscale x
 set xrange [0.232889:14.7496]
 set yrange [0.762315:96.2184]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
-set label 1 "full" at 0.4192,83.705 center offset char 0,2.31429 front
-set label 2 "local" at 4.0628,84.005 center offset char 0,1.14868 front
-set label 3 "bigbird" at 2.4977,84.09 center offset char -5.12129,1.23922 front
-set label 4 "linformer" at 2.8621,86.91 center offset char 0,1.19236 front
-set label 5 "performer" at 3,82.57 center offset char 0,-1.24642 front
-set label 6 "linear" at 4.172,83.185 center offset char 0,-1.13928 front
-set label 7 "reformer" at 1.9411,82.555 center offset char 0,-1.23311 front
-set label 8 "sinkhorn" at 3.0333,83.985 center offset char 0,-3.2114 front
-set label 9 "mixer" at 8.1942,84.52 center offset char 0,1.06552 front
+set label 1 "full" at 0.4192,83.705 center offset char 0,2.16 front
+set label 2 "local" at 4.0628,84.005 center offset char 0,1.0721 front
+set label 3 "bigbird" at 2.4977,84.09 center offset char -4.91863,1.1566 front
+set label 4 "linformer" at 2.8621,86.91 center offset char 0,1.11287 front
+set label 5 "performer" at 3,82.57 center offset char 0,-1.16333 front
+set label 6 "linear" at 4.172,83.185 center offset char 4.24374,0 front
+set label 7 "reformer" at 1.9411,82.555 center offset char 0,-1.15091 front
+set label 8 "sinkhorn" at 3.0333,83.985 center offset char 0,-3.13064 front
+set arrow from first 3.0333,82.578 to first 3.0333,77.1865 nohead lw 0.8 lc rgb '#999999' back
+set label 9 "mixer" at 8.1942,84.52 center offset char 0,0.994486 front
 set arrow from graph 0, first 10 to graph 1, first 10 nohead dt 2 lc rgb '#888888'
 set label 10 "chance (majority class)" at graph 0.01, first 10 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -64,15 +65,16 @@ set logscale x
 set xrange [0.232889:14.7496]
 set yrange [0.762315:96.2184]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
-set label 1 "full" at 0.4192,83.705 center offset char 0,2.31429 front
-set label 2 "local" at 4.0628,84.005 center offset char 0,1.14868 front
-set label 3 "bigbird" at 2.4977,84.09 center offset char -5.12129,1.23922 front
-set label 4 "linformer" at 2.8621,86.91 center offset char 0,1.19236 front
-set label 5 "performer" at 3,82.57 center offset char 0,-1.24642 front
-set label 6 "linear" at 4.172,83.185 center offset char 0,-1.13928 front
-set label 7 "reformer" at 1.9411,82.555 center offset char 0,-1.23311 front
-set label 8 "sinkhorn" at 3.0333,83.985 center offset char 0,-3.2114 front
-set label 9 "mixer" at 8.1942,84.52 center offset char 0,1.06552 front
+set label 1 "full" at 0.4192,83.705 center offset char 0,2.16 front
+set label 2 "local" at 4.0628,84.005 center offset char 0,1.0721 front
+set label 3 "bigbird" at 2.4977,84.09 center offset char -4.91863,1.1566 front
+set label 4 "linformer" at 2.8621,86.91 center offset char 0,1.11287 front
+set label 5 "performer" at 3,82.57 center offset char 0,-1.16333 front
+set label 6 "linear" at 4.172,83.185 center offset char 4.24374,0 front
+set label 7 "reformer" at 1.9411,82.555 center offset char 0,-1.15091 front
+set label 8 "sinkhorn" at 3.0333,83.985 center offset char 0,-3.13064 front
+set arrow from first 3.0333,82.578 to first 3.0333,77.1865 nohead lw 0.8 lc rgb '#999999' back
+set label 9 "mixer" at 8.1942,84.52 center offset char 0,0.994486 front
 set arrow from graph 0, first 10 to graph 1, first 10 nohead dt 2 lc rgb '#888888'
 set label 10 "chance (majority class)" at graph 0.01, first 10 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \

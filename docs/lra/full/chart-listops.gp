@@ -30,15 +30,15 @@ set logscale x
 set xrange [0.232889:14.7496]
 set yrange [13.8136:40.5675]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
-set label 1 "full" at 0.4192,36.825 center offset char 0,2.31429 front
-set label 2 "local" at 4.0628,35.325 center offset char 0,1.14868 front
-set label 3 "bigbird" at 2.4977,36.375 center offset char 0,1.23922 front
-set label 4 "linformer" at 2.8621,36.325 center offset char 6.02757,1.19236 front
-set label 5 "performer" at 3,36.325 center offset char -6.1357,-1.24642 front
-set label 6 "linear" at 4.172,17.9 center offset char 0,1.13928 front
-set label 7 "reformer" at 1.9411,17.45 center offset char 0,1.23311 front
-set label 8 "sinkhorn" at 3.0333,35.275 center offset char 0,-1.2114 front
-set label 9 "mixer" at 8.1942,36.675 center offset char 0,1.06552 front
+set label 1 "full" at 0.4192,36.825 center offset char 0,2.16 front
+set label 2 "local" at 4.0628,35.325 center offset char 0,1.0721 front
+set label 3 "bigbird" at 2.4977,36.375 center offset char 0,1.1566 front
+set label 4 "linformer" at 2.8621,36.325 center offset char -5.83663,-1.11287 front
+set label 5 "performer" at 3,36.325 center offset char 5.93124,1.16333 front
+set label 6 "linear" at 4.172,17.9 center offset char 0,1.06333 front
+set label 7 "reformer" at 1.9411,17.45 center offset char 0,1.15091 front
+set label 8 "sinkhorn" at 3.0333,35.275 center offset char 0,-1.13064 front
+set label 9 "mixer" at 8.1942,36.675 center offset char 0,0.994486 front
 set arrow from graph 0, first 17.9 to graph 1, first 17.9 nohead dt 2 lc rgb '#888888'
 set label 10 "chance (majority class)" at graph 0.01, first 17.9 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
@@ -64,15 +64,15 @@ set logscale x
 set xrange [0.232889:14.7496]
 set yrange [13.8136:40.5675]
 set xtics ("0.5" 0.5, "1" 1, "2" 2, "5" 5, "10" 10)
-set label 1 "full" at 0.4192,36.825 center offset char 0,2.31429 front
-set label 2 "local" at 4.0628,35.325 center offset char 0,1.14868 front
-set label 3 "bigbird" at 2.4977,36.375 center offset char 0,1.23922 front
-set label 4 "linformer" at 2.8621,36.325 center offset char 6.02757,1.19236 front
-set label 5 "performer" at 3,36.325 center offset char -6.1357,-1.24642 front
-set label 6 "linear" at 4.172,17.9 center offset char 0,1.13928 front
-set label 7 "reformer" at 1.9411,17.45 center offset char 0,1.23311 front
-set label 8 "sinkhorn" at 3.0333,35.275 center offset char 0,-1.2114 front
-set label 9 "mixer" at 8.1942,36.675 center offset char 0,1.06552 front
+set label 1 "full" at 0.4192,36.825 center offset char 0,2.16 front
+set label 2 "local" at 4.0628,35.325 center offset char 0,1.0721 front
+set label 3 "bigbird" at 2.4977,36.375 center offset char 0,1.1566 front
+set label 4 "linformer" at 2.8621,36.325 center offset char -5.83663,-1.11287 front
+set label 5 "performer" at 3,36.325 center offset char 5.93124,1.16333 front
+set label 6 "linear" at 4.172,17.9 center offset char 0,1.06333 front
+set label 7 "reformer" at 1.9411,17.45 center offset char 0,1.15091 front
+set label 8 "sinkhorn" at 3.0333,35.275 center offset char 0,-1.13064 front
+set label 9 "mixer" at 8.1942,36.675 center offset char 0,0.994486 front
 set arrow from graph 0, first 17.9 to graph 1, first 17.9 nohead dt 2 lc rgb '#888888'
 set label 10 "chance (majority class)" at graph 0.01, first 17.9 offset 0,0.6 left textcolor rgb '#888888'
 plot $f0 using 2:3:5 with yerrorbars pt 0 lw 1.2 lc rgb '#1f77b4' notitle, \
