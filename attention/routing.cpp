@@ -76,6 +76,22 @@ void nearest(const float* x, int64_t M, const float* mu, int64_t C, int64_t d, s
   for (int64_t m = 0; m < M; ++m) assign[size_t(m)] = int32_t(std::max_element(&sim[size_t(m * C)], &sim[size_t(m * C)] + C) - &sim[size_t(m * C)]);
 }
 
+// x [..,d] with every row made unit length, no gradient: what routing and k-means read.  The same
+// arithmetic as unit_normalize (kernels/cluster_util.h), without its backward.
+Tensor unit_rows(const Tensor& x) {
+  Tensor y = x.detach().clone();
+  int64_t d = y.size(-1), rows = d ? y.numel() / d : 0;
+#pragma omp parallel for if (y.numel() > (1 << 15))
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = y.data() + r * d;
+    double s = 0;
+    for (int64_t j = 0; j < d; ++j) s += double(row[j]) * row[j];
+    float inv = float(1.0 / std::sqrt(s + double(1e-12f)));
+    for (int64_t j = 0; j < d; ++j) row[j] *= inv;
+  }
+  return y;
+}
+
 // Rows of x [B,H,M,d] for head h that are not skipped, gathered into one [rows,d] buffer.
 std::vector<float> head_rows(const Tensor& x, int64_t h, const std::vector<uint8_t>& skip) {
   int64_t B = x.size(0), H = x.size(1), M = x.size(2), d = x.size(3);
@@ -235,8 +251,8 @@ class RoutingAttention : public Attention {
 
     // Routing on unit vectors, no gradient.
     NoGradGuard ng;
-    r.qn = unit_normalize(r.h.q.detach());
-    r.kn = unit_normalize(r.h.k.detach());
+    r.qn = unit_rows(r.h.q);
+    r.kn = unit_rows(r.h.k);
     // The centroids to route by: the buffer's, or, before a training step has set them, k-means
     // on this batch's unit q and k (a copy, from C random members drawn from the random source).
     r.mu = centroids_;
