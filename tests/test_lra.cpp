@@ -1010,6 +1010,12 @@ TEST_CASE("the full preset's table reads LRA-recipe runs where they exist, names
   CHECK(contains(md, "| bigbird | 51.5 ± 1.8 (chance) | 50.0 ± 0.0 (chance) |"));
   CHECK(contains(md, "| full | 49.5 ± 0.7 (chance) | 50.0 ± 0.0 (chance) |"));
   CHECK(contains(md, "The score reads the preset's own cells only."));
+  // only the preset at LRA's lengths is read beside LRA's Table 1: the mini's table keeps its own cells
+  std::string mini = report;
+  mini.replace(mini.find("--preset full"), 13, "--preset mini").replace(mini.find("--out " + dir), 6 + dir.size(), "--out " + root + "/mini");
+  REQUIRE_MESSAGE(az::test::run_shell(mini, &out) == 0, out);
+  CHECK(contains(slurp(root + "/mini/results.md"), "| **full** | dense |"));
+  CHECK(!contains(slurp(root + "/mini/results.md"), "ʳ"));
 
   // without the Retrieval run, bigbird keeps its own cell there, labelled, and the report says no run exists
   fs::remove_all(root + "/docs/retrieval-lra");
