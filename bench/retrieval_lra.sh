@@ -2,17 +2,34 @@
 # LRA's Retrieval (AAN matching) recipe on the JDK + cppreference corpus (issue 78), resumable, at a
 # low priority beside other work.
 #
-#   bash bench/retrieval_lra.sh MODEL [OUT] [STOP_AFTER|args|test|plot|bench]
+#   bash bench/retrieval_lra.sh MODEL [OUT] [STOP_AFTER|args|test|plot|bench|publish]
 #       MODEL       full, linear, performer, local or bigbird (default linear): LRA's matching configs
 #                   (lra_benchmarks/matching/configs/MODEL_base.py) are all base_match_config.py
 #                   with only the model type changed
-#       OUT         the run's folder (default runs/retrieval-lra-MODEL); a rerun resumes from OUT/last.ckpt
+#       OUT         the run's folder (default runs/retrieval-lra-MODEL); a rerun resumes from OUT/last.ckpt,
+#                   or, where OUT has none, from the run committed in docs/retrieval-lra/MODEL/ (copied
+#                   into OUT; one line says so)
 #       STOP_AFTER  stop (saving last.ckpt) after this step; the next call goes on from there;
 #                   or `args`: print a fresh run's command line; or `test`: evaluate OUT/best.ckpt on
 #                   the test split into OUT/test.txt (the checkpoint's sha1 and eval's line); or `plot`:
 #                   the learning curve, OUT/curves.{png,svg,gp}, chance and tf-idf drawn across; or
 #                   `bench`: `attnzoo bench` at the model's training shape (2 sequences of 4,001 tokens,
-#                   one thread) and the CPU-hours it projects for the 5,000 steps of 64 sequences
+#                   one thread) and the CPU-hours it projects for the 5,000 steps of 64 sequences; or
+#                   `publish`: plot OUT and copy its records into docs/retrieval-lra/MODEL/ (config.json,
+#                   metrics.jsonl, last.ckpt, the curve, best.ckpt, and test.txt where it names that
+#                   best.ckpt: the full preset's table reads its Retrieval cell from there); it tests
+#                   nothing (5,674 pairs, about as long as a validation: run `test` first where the cell should show)
+#
+# Stopping a run anywhere and going on in a later session: the script execs the trainer, so its
+# process id is the trainer's.  A SIGTERM (or Ctrl-C) finishes the step under way (or the validation),
+# saves OUT/last.ckpt and exits; publish, commit, and the next session's call resumes:
+#   mkdir -p runs; bash bench/retrieval_lra.sh linear > runs/retrieval-lra-linear.log 2>&1 & echo $! > runs/retrieval-lra-linear.pid
+#   kill $(cat runs/retrieval-lra-linear.pid); tail --pid=$(cat runs/retrieval-lra-linear.pid) -f /dev/null
+#   bash bench/retrieval_lra.sh linear runs/retrieval-lra-linear publish
+#   git add docs/retrieval-lra/linear && git commit -m "..." -- docs/retrieval-lra/linear
+#   bash bench/retrieval_lra.sh linear     # later, on any machine: goes on from docs/retrieval-lra/linear/
+# (A run started otherwise: its id is `pgrep -f 'attnzoo train.*retrieval-lra-linear'`.)  A SIGKILL
+# loses the steps since the last validation's last.ckpt (every 500).
 #
 # The recipe (base_match_config.py), flag by flag:
 #   batch 32 pairs, 5,000 steps                      --batch 32 --steps 5000
@@ -42,6 +59,7 @@
 #   - validation every 500 steps on the 5,192 validation pairs (LRA: every 100, on validation and test,
 #     and it tests the last checkpoint); the best validation's checkpoint is tested (`test`).
 set -euo pipefail
+. "$(dirname "$0")/lra_records.sh"  # lra_go_on_from_saved, lra_publish_records
 MODEL=${1:-linear}
 AZ=${AZ:-build/attnzoo}
 OUT=${2:-runs/retrieval-lra-$MODEL}
@@ -81,9 +99,18 @@ fi
 if [ "$STOP" = plot ]; then
   exec "$AZ" plot --run "$OUT" --x examples --acc-range 0.45:0.7 --levels "0.656=tf-idf cosine (65.6%),0.5=chance"
 fi
+SAVED=docs/retrieval-lra/$MODEL  # the committed run, read by the full preset's table (train/lab/lra_report.cpp)
+if [ "$STOP" = publish ]; then
+  [ -f "$OUT/last.ckpt" ] || { echo "retrieval_lra: $OUT has no last.ckpt: no run to publish" >&2; exit 2; }
+  bash "$0" "$MODEL" "$OUT" plot
+  lra_publish_records retrieval_lra "$OUT" "$SAVED"
+  exit
+fi
 case "$STOP" in
-  ''|*[!0-9]*) echo "retrieval_lra: the third argument is a step to stop after, args, test, plot or bench; got '$STOP'" >&2; exit 2 ;;
+  ''|*[!0-9]*) echo "retrieval_lra: the third argument is a step to stop after, args, test, plot, bench or publish; got '$STOP'" >&2; exit 2 ;;
 esac
+# A fresh machine: the run goes on from the records committed under docs/retrieval-lra/MODEL/.
+lra_go_on_from_saved retrieval_lra "$OUT" "$SAVED"
 if [ -f "$OUT/last.ckpt" ]; then args=(train --resume "$OUT/last.ckpt" --steps 5000 --quiet); fi
 [ "$STOP" -gt 0 ] && args+=(--stop-after "$STOP")
 # Low priority: nice within this session, and the session's own weight too (under autogroups nice

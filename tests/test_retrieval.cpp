@@ -14,12 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 
 #include "data/retrieval/retrieval.h"
 #include "data/text/text.h"
 #include "nn/optim.h"
+#include "tests/stand_in_az.h"
 #include "tests/util.h"
 
 namespace fs = std::filesystem;
@@ -733,6 +735,156 @@ TEST_CASE("bench/retrieval_lra.sh: a fresh run's command line is LRA's matching 
   std::string err;
   CHECK(az::test::run_shell("cd " + root + " && bash bench/retrieval_lra.sh reformer /tmp/run args 2>&1", &err) != 0);
   CHECK(err.find("got 'reformer'") != std::string::npos);
+}
+
+// Issue 78: a run of LRA's recipe outlives the session.  `publish` copies the run into
+// docs/retrieval-lra/MODEL/, where the full preset's table reads its Retrieval cell
+// (train/lab/lra_report.cpp: test.txt, config.json, metrics.jsonl); on a machine whose OUT holds no
+// last.ckpt the script goes on from that committed run.  AZ is a stand-in that records its command
+// lines (tests/stand_in_az.h); every file holds its own name, or "best"/"better" for best.ckpt, whose
+// sha1 is worked out here with Python's hashlib: sha1("best") = c5f5e4d7..., sha1("better") = a31e44e0...
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+std::string retrieval_lra_script() {
+  const char* src = std::getenv("ATTNZOO_SRC");
+  return fs::absolute(src ? src : ".").string() + "/bench/retrieval_lra.sh";
+}
+}  // namespace
+
+TEST_CASE("bench/retrieval_lra.sh: a run goes on from OUT, else from the run committed in docs/retrieval-lra/MODEL/") {
+  TempDir t("az_retlra_resume");
+  az::test::StandInAz az(t.path, "test accuracy 0.6, loss 0.66 over 5674 examples");
+  auto sh = [&](const std::string& dir, const std::string& args, std::string* out) {
+    return az::test::run_shell("cd " + dir + " && env -u OMP_NUM_THREADS AZ=" + az.path + " bash " + retrieval_lra_script() +
+                                   " " + args + " 2>&1",
+                               out);
+  };
+  // the working folder of a fresh machine: performer's run committed (the files a publish leaves)
+  const std::string m = t / "machine", saved = m + "/docs/retrieval-lra/performer";
+  fs::create_directories(saved);
+  const std::vector<std::string> files = {"config.json", "metrics.jsonl", "last.ckpt", "best.ckpt", "test.txt",
+                                          "curves.gp", "curves.png", "curves.svg"};
+  for (auto& f : files) std::ofstream(saved + "/" + f) << f;
+  std::string out;
+  // no OUT: copied from the committed run, one line says so, and train resumes its last.ckpt to
+  // LRA's 5,000 steps, on one thread
+  REQUIRE_MESSAGE(sh(m, "performer " + m + "/out 0", &out) == 0, out);
+  CHECK(out == "retrieval_lra: " + m + "/out has no last.ckpt; copying the committed run from docs/retrieval-lra/performer/ to go on from it\n");
+  std::vector<az::test::AzCall> c = az.calls();
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].sub == "train");
+  CHECK(c[0].omp == "OMP_NUM_THREADS=1");
+  const az::test::Flags resumed = {{"resume", m + "/out/last.ckpt"}, {"steps", "5000"}, {"quiet", ""}};
+  CHECK_MESSAGE(az::test::flag_diff(c[0].flags, resumed).empty(), az::test::flag_diff(c[0].flags, resumed));
+  for (auto& f : files) CHECK_MESSAGE(slurp(m + "/out/" + f) == f, f);
+  // OUT holds a last.ckpt: it goes on from there, quietly, whatever is committed; a stop after 1,000
+  std::ofstream(m + "/out/last.ckpt") << "further";
+  REQUIRE_MESSAGE(sh(m, "performer " + m + "/out 1000", &out) == 0, out);
+  CHECK(out == "");
+  c = az.calls();
+  REQUIRE(c.size() == 1);
+  az::test::Flags stop = resumed;
+  stop["stop-after"] = "1000";
+  CHECK_MESSAGE(az::test::flag_diff(c[0].flags, stop).empty(), az::test::flag_diff(c[0].flags, stop));
+  CHECK(slurp(m + "/out/last.ckpt") == "further");
+  // another model has no committed run: a fresh run of LRA's recipe into OUT (the flags as the
+  // `args` case above reads them from base_match_config.py)
+  REQUIRE_MESSAGE(sh(m, "linear " + m + "/lin 0", &out) == 0, out);
+  CHECK(out == "");
+  c = az.calls();
+  REQUIRE(c.size() == 1);
+  const az::test::Flags fresh = {
+      {"task", "retrieval"}, {"corpus", "docs"}, {"seq-len", "4000"}, {"model", "linear"}, {"layers", "4"},
+      {"dim", "128"}, {"heads", "4"}, {"ffn", "512"}, {"pool", "cls"}, {"positions", "sinusoidal"},
+      {"dropout", "0.1"}, {"attn-dropout", "0.1"}, {"batch", "32"}, {"steps", "5000"}, {"optimizer", "adamw"},
+      {"lr", "0.000559017"}, {"schedule", "rsqrt"}, {"warmup", "8000"}, {"beta1", "0.9"}, {"beta2", "0.98"},
+      {"eps", "1e-9"}, {"weight-decay", "0.1"}, {"clip", "0"}, {"eval-every", "500"}, {"log-every", "100"},
+      {"seed", "1"}, {"quiet", ""}, {"out", m + "/lin"}};
+  CHECK_MESSAGE(az::test::flag_diff(c[0].flags, fresh).empty(), az::test::flag_diff(c[0].flags, fresh));
+  CHECK(!fs::exists(m + "/lin"));  // nothing copied: train makes it
+}
+
+TEST_CASE("bench/retrieval_lra.sh: publish copies the run into docs/retrieval-lra/MODEL/, test.txt only beside its best.ckpt") {
+  TempDir t("az_retlra_publish");
+  az::test::StandInAz az(t.path, "test accuracy 0.6125, loss 0.66 over 5674 examples");
+  const std::string p = t / "repo", o = p + "/runs/r", saved = p + "/docs/retrieval-lra/linear";
+  fs::create_directories(o);
+  auto sh = [&](const std::string& args, std::string* out) {
+    return az::test::run_shell("cd " + p + " && env -u OMP_NUM_THREADS AZ=" + az.path + " bash " + retrieval_lra_script() +
+                                   " linear runs/r " + args + " 2>&1",
+                               out);
+  };
+  std::string out;
+  // no run in OUT: nothing to publish, one line, no call
+  CHECK(sh("publish", &out) == 2);
+  CHECK(out == "retrieval_lra: runs/r has no last.ckpt: no run to publish\n");
+  CHECK(az.calls().empty());
+  CHECK(!fs::exists(p + "/docs"));
+  // a run stopped after its first validation, not tested yet
+  for (const char* f : {"config.json", "metrics.jsonl", "last.ckpt"}) std::ofstream(o + "/" + f) << f;
+  std::ofstream(o + "/best.ckpt") << "best";
+  REQUIRE_MESSAGE(sh("publish", &out) == 0, out);
+  CHECK(out == "retrieval_lra: no test.txt in runs/r yet: docs/retrieval-lra/linear/ has no test accuracy (its `test` mode writes one)\n");
+  std::vector<az::test::AzCall> c = az.calls();
+  REQUIRE(c.size() == 1);  // the curve; it neither trains nor tests
+  CHECK(c[0].sub == "plot");
+  const az::test::Flags curve = {{"run", "runs/r"}, {"x", "examples"}, {"acc-range", "0.45:0.7"},
+                                 {"levels", "0.656=tf-idf cosine (65.6%),0.5=chance"}};
+  CHECK_MESSAGE(az::test::flag_diff(c[0].flags, curve).empty(), az::test::flag_diff(c[0].flags, curve));
+  for (const char* f : {"config.json", "metrics.jsonl", "last.ckpt"}) CHECK(slurp(saved + "/" + f) == f);
+  for (const char* f : {"curves.gp", "curves.png", "curves.svg"}) CHECK(slurp(saved + "/" + f) == "curve\n");
+  CHECK(slurp(saved + "/best.ckpt") == "best");
+  CHECK(!fs::exists(saved + "/test.txt"));
+  // `test`, then publish: eval's line under best.ckpt's sha1, published as it is
+  REQUIRE_MESSAGE(sh("test", &out) == 0, out);
+  c = az.calls();
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].sub == "eval");
+  CHECK(c[0].omp == "OMP_NUM_THREADS=1");
+  const az::test::Flags test = {{"ckpt", "runs/r/best.ckpt"}, {"split", "test"}};
+  CHECK_MESSAGE(az::test::flag_diff(c[0].flags, test).empty(), az::test::flag_diff(c[0].flags, test));
+  const std::string tested = "best.ckpt sha1 c5f5e4d75252d9788ce20300d00023fa1ccd4d19\n"
+                             "test accuracy 0.6125, loss 0.66 over 5674 examples\n";
+  CHECK(slurp(o + "/test.txt") == tested);
+  REQUIRE_MESSAGE(sh("publish", &out) == 0, out);
+  CHECK(out == "");
+  CHECK(az.calls().size() == 1);  // the curve again
+  CHECK(slurp(saved + "/test.txt") == tested);
+  // a better validation since the test: the new best.ckpt is published and the earlier test.txt,
+  // measured on the old one, leaves docs/ (the table would show it beside the new records)
+  std::ofstream(o + "/best.ckpt") << "better";
+  std::ofstream(o + "/last.ckpt") << "later";
+  REQUIRE_MESSAGE(sh("publish", &out) == 0, out);
+  CHECK(out == "retrieval_lra: runs/r/test.txt names another best.ckpt than this one: not published (its `test` mode measures this one)\n");
+  az.calls();
+  CHECK(slurp(saved + "/best.ckpt") == "better");
+  CHECK(slurp(saved + "/last.ckpt") == "later");
+  CHECK(!fs::exists(saved + "/test.txt"));
+  CHECK(slurp(o + "/test.txt") == tested);  // the run's own records are left as they are
+  // and tested again: published
+  REQUIRE(sh("test", &out) == 0);
+  REQUIRE(sh("publish", &out) == 0);
+  az.calls();
+  CHECK(slurp(saved + "/test.txt") == "best.ckpt sha1 a31e44e0548b4c995336834db72c429ffc0f13ba\n"
+                                      "test accuracy 0.6125, loss 0.66 over 5674 examples\n");
+}
+
+// The script execs the trainer (through nice and env), so the process a user starts is the trainer:
+// a SIGTERM to it reaches the trainer's InterruptGuard, which finishes the step and saves last.ckpt
+// (tests/test_runs.cpp, "SIGINT and SIGTERM finish the step, ...").
+TEST_CASE("bench/retrieval_lra.sh: the script's process is the trainer, so a SIGTERM to it saves last.ckpt") {
+  TempDir t("az_retlra_pid");
+  const std::string az = t / "az";
+  std::ofstream(az) << "#!/usr/bin/env bash\necho $$ > " << t / "trainer.pid" << "\n";
+  fs::permissions(az, fs::perms::owner_all);
+  std::string out;
+  REQUIRE(az::test::run_shell("cd " + t.path + " && AZ=" + az + " bash " + retrieval_lra_script() + " linear " + t.path +
+                                  "/out 500 & echo $!; wait",
+                              &out) == 0);
+  CHECK(out == slurp(t / "trainer.pid"));
 }
 
 // deal_by_links: the split fractions count link ends.  A star (a hub cited by 3 pages: 4 documents,
