@@ -762,8 +762,9 @@ TEST_CASE("bench/retrieval_lra.sh: a run goes on from OUT, else from the run com
                                    " " + args + " 2>&1",
                                out);
   };
-  // the working folder of a fresh machine: performer's run committed (the files a publish leaves)
-  const std::string m = t / "machine", saved = m + "/docs/retrieval-lra/performer";
+  // the working folder of a fresh machine: full attention's run committed (the files a publish
+  // leaves) under the lab's name for it, full, which the script trains as --model flash
+  const std::string m = t / "machine", saved = m + "/docs/retrieval-lra/full";
   fs::create_directories(saved);
   const std::vector<std::string> files = {"config.json", "metrics.jsonl", "last.ckpt", "best.ckpt", "test.txt",
                                           "curves.gp", "curves.png", "curves.svg"};
@@ -771,8 +772,8 @@ TEST_CASE("bench/retrieval_lra.sh: a run goes on from OUT, else from the run com
   std::string out;
   // no OUT: copied from the committed run, one line says so, and train resumes its last.ckpt to
   // LRA's 5,000 steps, on one thread
-  REQUIRE_MESSAGE(sh(m, "performer " + m + "/out 0", &out) == 0, out);
-  CHECK(out == "retrieval_lra: " + m + "/out has no last.ckpt; copying the committed run from docs/retrieval-lra/performer/ to go on from it\n");
+  REQUIRE_MESSAGE(sh(m, "full " + m + "/out 0", &out) == 0, out);
+  CHECK(out == "retrieval_lra: " + m + "/out has no last.ckpt; copying the committed run from docs/retrieval-lra/full/ to go on from it\n");
   std::vector<az::test::AzCall> c = az.calls();
   REQUIRE(c.size() == 1);
   CHECK(c[0].sub == "train");
@@ -782,7 +783,7 @@ TEST_CASE("bench/retrieval_lra.sh: a run goes on from OUT, else from the run com
   for (auto& f : files) CHECK_MESSAGE(slurp(m + "/out/" + f) == f, f);
   // OUT holds a last.ckpt: it goes on from there, quietly, whatever is committed; a stop after 1,000
   std::ofstream(m + "/out/last.ckpt") << "further";
-  REQUIRE_MESSAGE(sh(m, "performer " + m + "/out 1000", &out) == 0, out);
+  REQUIRE_MESSAGE(sh(m, "full " + m + "/out 1000", &out) == 0, out);
   CHECK(out == "");
   c = az.calls();
   REQUIRE(c.size() == 1);
@@ -870,6 +871,14 @@ TEST_CASE("bench/retrieval_lra.sh: publish copies the run into docs/retrieval-lr
   az.calls();
   CHECK(slurp(saved + "/test.txt") == "best.ckpt sha1 a31e44e0548b4c995336834db72c429ffc0f13ba\n"
                                       "test accuracy 0.6125, loss 0.66 over 5674 examples\n");
+  // the run restarted afresh in OUT and stopped before its first validation: no best.ckpt, no
+  // test.txt; the earlier run's leave docs/ with it
+  fs::remove(o + "/best.ckpt"), fs::remove(o + "/test.txt");
+  REQUIRE_MESSAGE(sh("publish", &out) == 0, out);
+  az.calls();
+  CHECK(slurp(saved + "/last.ckpt") == "later");
+  CHECK(!fs::exists(saved + "/best.ckpt"));
+  CHECK(!fs::exists(saved + "/test.txt"));
 }
 
 // The script execs the trainer (through nice and env), so the process a user starts is the trainer:
