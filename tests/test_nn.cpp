@@ -140,6 +140,51 @@ TEST_CASE("Adam and AdamW: one step by hand; decay only on decay parameters") {
   }
 }
 
+TEST_CASE("Adam and AdamW: every element of parameters of many sizes takes the update computed in double") {
+  // The step cuts parameters into pieces for the threads; every element of every size, past
+  // the piece boundaries (16,384) and in the tails, must move by Adam's rule, worked out here
+  // in double from the same gradients: two steps, decoupled decay on one parameter, none on another.
+  const std::vector<int64_t> sizes = {1, 7, 16383, 16384, 16385, 40000};
+  for (int decoupled = 0; decoupled < 2; ++decoupled) {
+    std::vector<Tensor> ps;
+    std::vector<NamedTensor> named;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      Tensor t = Tensor::zeros({sizes[i]}).set_requires_grad();
+      for (int64_t j = 0; j < sizes[i]; ++j) t.data()[j] = 0.5f + 0.001f * float(j % 997);
+      ps.push_back(t);
+      named.push_back({"p" + std::to_string(i), t, i % 2 == 0});
+    }
+    const double b1 = 0.9, b2 = 0.98, eps = 1e-6, wd = 0.1, lr = 0.01;
+    Adam opt(named, float(b1), float(b2), float(eps), float(wd), decoupled);
+    std::vector<std::vector<double>> w(sizes.size()), m(sizes.size()), v(sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      w[i].assign(ps[i].data(), ps[i].data() + sizes[i]);
+      m[i].assign(size_t(sizes[i]), 0.0), v[i].assign(size_t(sizes[i]), 0.0);
+    }
+    for (int step = 1; step <= 2; ++step) {
+      for (size_t i = 0; i < sizes.size(); ++i)
+        for (int64_t j = 0; j < sizes[i]; ++j) ps[i].grad_data()[j] = float(((j * 37 + step * 11) % 23) - 11) / 8.0f;
+      opt.step(float(lr));
+      double c1 = 1 - std::pow(b1, step), c2 = 1 - std::pow(b2, step);
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        double decay = decoupled && named[i].decay ? wd : 0.0, l2 = decoupled ? 0.0 : wd;
+        int64_t wrong = 0, first_wrong = -1;
+        for (int64_t j = 0; j < sizes[i]; ++j) {
+          double g = double(float(((j * 37 + step * 11) % 23) - 11) / 8.0f) + l2 * w[i][j];
+          m[i][j] = b1 * m[i][j] + (1 - b1) * g;
+          v[i][j] = b2 * v[i][j] + (1 - b2) * g * g;
+          w[i][j] -= lr * decay * w[i][j];
+          w[i][j] -= lr * (m[i][j] / c1) / (std::sqrt(v[i][j] / c2) + eps);
+          if (std::fabs(double(ps[i].data()[j]) - w[i][j]) > 1e-5) wrong += 1, first_wrong = first_wrong < 0 ? j : first_wrong;
+        }
+        CHECK_MESSAGE(wrong == 0, (decoupled ? "AdamW" : "Adam") << ", step " << step << ", a parameter of " << sizes[i]
+                                 << " elements: " << wrong << " elements off Adam's update (first: element " << first_wrong
+                                 << "): those weights train wrong or not at all");
+      }
+    }
+  }
+}
+
 TEST_CASE("AdamW converges on a small least-squares problem") {
   Rng r(4);
   Tensor X = Tensor::randn({64, 5}, 1.0f, r);

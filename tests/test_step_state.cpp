@@ -757,3 +757,40 @@ TEST_CASE("routing's and performer's reference() write no buffer in training: th
     }
   }
 }
+
+TEST_CASE("the final test runs the best checkpoint as saved: its weights and its buffers, not the last step's") {
+  // Performer redraws W every step (--redraw 1), so the best validation's W differs from the last
+  // step's: the model the run tests must hold best.ckpt's parameters AND buffers, every value as
+  // the file has it (a last-step W meeting the best step's weights is a model nobody trained, and
+  // its test accuracy is not the best checkpoint's).  The seed is one whose best step is not the
+  // last (a precondition checked below), so that the two differ.
+  bool seen = false;
+  for (uint64_t seed = 1; seed <= 6 && !seen; ++seed) {
+    test::TempDir dir("az_step_state_best");
+    ThreadCount t(2);
+    ModelConfig m;
+    m.model = "performer", m.max_len = 128, m.dim = 16, m.heads = 2, m.layers = 1, m.ffn = 16, m.dropout = 0.1f;
+    m.knobs = {{"redraw", 1}};
+    TrainConfig tc;
+    tc.task = "listops", tc.data = small_listops(), tc.steps = 6, tc.batch = 8, tc.lr = 3e-2f, tc.warmup = 1;
+    tc.eval_every = 2, tc.log_every = 1000, tc.eval_limit = 16, tc.out = dir.path, tc.seed = seed;
+    RunOptions ro;
+    ro.quiet = true, ro.seq_len = m.max_len;
+    Trainer trainer(tc, m, ro);
+    const RunResult r = trainer.run();
+    if (r.best_step >= r.steps_done) continue;  // best is the last step: try the next seed
+    seen = true;
+    CAPTURE(seed);
+    const Checkpoint best = load_checkpoint(dir / "best.ckpt"), last = load_checkpoint(dir / "last.ckpt");
+    REQUIRE(best.buffers.size() == last.buffers.size());
+    bool differ = false;
+    for (size_t i = 0; i < best.buffers.size(); ++i) differ = differ || best.buffers[i].data != last.buffers[i].data;
+    REQUIRE_MESSAGE(differ, "the redraw every step should leave best.ckpt's W unlike last.ckpt's");
+    const Values tested = values_of(trainer.model());
+    for (const TensorRecord& p : best.params) CHECK_MESSAGE(entry(tested, p.name) == p.data, "parameter " << p.name);
+    for (const TensorRecord& b : best.buffers)
+      CHECK_MESSAGE(entry(tested, "buffer " + b.name) == b.data,
+                    "buffer " << b.name << " is not best.ckpt's: the test ran the last step's with the best weights");
+  }
+  CHECK_MESSAGE(seen, "no seed of 1..6 had its best validation before the last step");
+}
