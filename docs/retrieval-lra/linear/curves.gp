@@ -1,0 +1,35 @@
+# curves.svg and curves.png, written by attnzoo; rerun with `gnuplot curves.gp` in this folder.
+$train << EOD
+3200 0.9457562689878978 0.4925
+EOD
+
+set terminal svg size 1100,450 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
+set output 'curves.svg'
+set multiplot layout 1,2 title "linear on retrieval (runs/retrieval-lra-linear)"
+set grid
+set xlabel 'examples seen'
+set ylabel 'loss'
+set key top right Right noreverse
+plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)'
+set ylabel 'accuracy'
+set yrange [0.45:0.7]
+set key top left Left reverse
+plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)', 0.656 with lines dt 2 lw 1.5 lc rgb '#444444' title "tf-idf cosine (65.6%)", 0.5 with lines dt 3 lw 1.5 lc rgb '#444444' title "chance"
+set autoscale y
+unset multiplot
+unset output
+set terminal pngcairo size 1100,450 noenhanced font 'Helvetica,11' background rgb 'white'
+set output 'curves.png'
+set multiplot layout 1,2 title "linear on retrieval (runs/retrieval-lra-linear)"
+set grid
+set xlabel 'examples seen'
+set ylabel 'loss'
+set key top right Right noreverse
+plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)'
+set ylabel 'accuracy'
+set yrange [0.45:0.7]
+set key top left Left reverse
+plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)', 0.656 with lines dt 2 lw 1.5 lc rgb '#444444' title "tf-idf cosine (65.6%)", 0.5 with lines dt 3 lw 1.5 lc rgb '#444444' title "chance"
+set autoscale y
+unset multiplot
+unset output
