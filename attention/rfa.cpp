@@ -57,8 +57,9 @@ class RandomFeatureAttention : public FeatureMapAttention {
 
   // The reference form: random Fourier features of the unit-length, sigma-scaled queries and keys,
   // phi(x) = m^-1/2 [sin W(sigma x), cos W(sigma x)], then linear attention with max(den, 1).
+  // W is only read here: the redraw is before_step's (once a step), so reference() is a function of
+  // its input, parameters and buffers.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
-    if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();  // the same schedule as forward()
     auto h = proj_->project(x);                                    // q, k, v [B,H,N,d]
     int64_t H = cfg_.heads, d = cfg_.head_dim(), m = features_.size(0);
     auto phi = [&](const Tensor& t) {

@@ -725,14 +725,14 @@ TEST_CASE("the pools keep at most 64 MiB in all, shared out among the threads' p
 
 // ---- reference() is a function of its input, parameters and buffers (issue 77, item 6) --------
 
-TEST_CASE("routing's and performer's reference() write no buffer in training: the step's update does") {
+TEST_CASE("routing's, performer's and rfa's reference() write no buffer in training: the step's update does") {
   // Routing: before a step has set them, a training reference() routes by k-means on its own
   // batch and leaves the centroids and `initialized` as they were; the same random source gives the
   // same output twice.  The fast form's step update then records them (initialized 0 -> 1).
-  // Performer with --redraw 1: reference() never redraws W nor counts a call.
+  // Performer and RFA with --redraw 1: reference() never redraws W nor counts a call.
   Rng x_source(12);
   Tensor x = Tensor::randn({2, 6, 8}, 1.0f, x_source);
-  for (const char* name : {"routing", "performer"}) {
+  for (const char* name : {"routing", "performer", "rfa"}) {
     const std::string variant = name;
     CAPTURE(variant);
     AttentionConfig c;
