@@ -1,7 +1,7 @@
 // A stand-in for the attnzoo program, for the tests of the bench scripts that run it (AZ=PATH bash
 // bench/TASK_lra.sh ...): it records every command line it is given, and answers eval and plot as
 // attnzoo would, so a script's train, eval and plot calls are checked flag by flag without training.
-// tests/test_runs.cpp's bench/pathfinder_lra.sh case writes the same stand-in inline.
+// Used by tests/test_runs.cpp (bench/pathfinder_lra.sh) and tests/test_retrieval.cpp (bench/retrieval_lra.sh).
 #pragma once
 #include <doctest/doctest.h>
 

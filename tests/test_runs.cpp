@@ -23,6 +23,7 @@
 #include "data/images/image_folder.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "tests/stand_in_az.h"
 #include "tests/util.h"
 
 using namespace az;
@@ -213,38 +214,13 @@ TEST_CASE("bench/pathfinder_lra.sh: the command lines of a fresh run, a resumed 
   const char* s = std::getenv("ATTNZOO_SRC");
   const std::string root = fs::absolute(s ? s : ".").string(), script = root + "/bench/pathfinder_lra.sh";
   TempDir t("az_pflra");
-  const std::string az = t / "az", log = t / "calls";
-  // the stand-in: one call a block (OMP_NUM_THREADS, then each argument on its own line, then a
-  // blank line); eval prints eval's line, plot writes the three curve files
-  std::ofstream(az) << "#!/usr/bin/env bash\n"
-                       "{ echo \"OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}\"; printf '%s\\n' \"$@\"; echo; } >> " << log << "\n"
-                       "case $1 in\n"
-                       "  eval) echo 'test accuracy 0.625, loss 0.66 over 20000 examples' ;;\n"
-                       "  plot) for f in gp png svg; do echo curve > \"$3/curves.$f\"; done ;;\n"
-                       "esac\n";
-  fs::permissions(az, fs::perms::owner_all);
-  using Flags = std::map<std::string, std::string>;  // --flag -> its value ("" for a switch)
-  // the calls recorded since the last look: {OMP_NUM_THREADS, subcommand, flags}
-  struct Call { std::string omp, sub; Flags flags; };
-  auto calls = [&] {
-    std::vector<Call> all;
-    std::ifstream in(log);
-    std::vector<std::string> words;
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty()) { words.push_back(line); continue; }
-      Call c;
-      c.omp = words.at(0), c.sub = words.at(1);
-      for (size_t i = 2; i < words.size(); ++i) {
-        REQUIRE_MESSAGE(words[i].rfind("--", 0) == 0, ("not a flag: " + words[i]));
-        const bool has_value = i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0;
-        c.flags[words[i].substr(2)] = has_value ? words[i + 1] : "";
-        i += has_value;
-      }
-      all.push_back(c), words.clear();
-    }
-    fs::remove(log);
-    return all;
-  };
+  // the stand-in attnzoo (tests/stand_in_az.h): it records each command line it is given; eval
+  // prints eval's line, plot writes the three curve files
+  using Flags = az::test::Flags;  // --flag -> its value ("" for a switch)
+  using Call = az::test::AzCall;  // {OMP_NUM_THREADS, subcommand, flags}
+  const az::test::StandInAz stand_in(t.path, "test accuracy 0.625, loss 0.66 over 20000 examples");
+  const std::string az = stand_in.path;
+  auto calls = [&] { return stand_in.calls(); };  // the calls recorded since the last look
   // LRA's base recipe: mean pooling, fixed sinusoidal positions; batch 512, Adam at 1e-3, no weight
   // decay, no clipping; one epoch (160,000 / 512 = 312.5 steps) of linear warm-up, then cosine decay
   // over 200 epochs (62,500 steps); Pathfinder-32 at 14 dashes, LRA's labelling, 160,000 / 20,000 /
@@ -261,20 +237,7 @@ TEST_CASE("bench/pathfinder_lra.sh: the command lines of a fresh run, a resumed 
       {"linear", {{"model", "linear"}, {"layers", "1"}, {"heads", "2"}, {"dim", "128"}, {"ffn", "128"}, {"dropout", "0.2"}}},
       {"performer", {{"model", "performer"}, {"layers", "4"}, {"heads", "8"}, {"dim", "32"}, {"ffn", "32"}, {"dropout", "0.2"}}}};
   // numbers compare as numbers (1e-3 is 0.001), the rest as text
-  auto same = [](const Flags& got, const Flags& want) {
-    std::string diff;
-    for (auto& [k, v] : want) {
-      auto it = got.find(k);
-      char* end = nullptr;
-      const bool num = !v.empty() && (std::strtod(v.c_str(), &end), *end == 0);
-      if (it == got.end()) diff += " --" + k + " missing;";
-      else if (num ? std::strtod(it->second.c_str(), nullptr) != std::strtod(v.c_str(), nullptr) : it->second != v)
-        diff += " --" + k + " " + it->second + " (want " + v + ");";
-    }
-    for (auto& [k, v] : got)
-      if (!want.count(k)) diff += " --" + k + " is not LRA's;";
-    return diff;
-  };
+  auto same = [](const Flags& got, const Flags& want) { return az::test::flag_diff(got, want); };
   auto sh = [&](const std::string& dir, const std::string& args, std::string* out = nullptr) {
     return az::test::run_shell("cd " + dir + " && env -u OMP_NUM_THREADS AZ=" + az + " bash " + script + " " + args + " 2>&1", out);
   };
