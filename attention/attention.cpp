@@ -65,6 +65,25 @@ static std::string flag_of(std::string k) {
   return k;
 }
 
+// "0 dense, 1 random or 2 factorized": a mode knob's values and names.
+static std::string choices_of(const Knob& k) {
+  std::string s;
+  for (size_t i = 0; i < k.choices.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == k.choices.size() ? " or " : ", ") + std::to_string(i) + " " + k.choices[i];
+  return s;
+}
+
+double knob_value(const Knob& k, const std::string& text) {
+  for (size_t i = 0; i < k.choices.size(); ++i)
+    if (text == k.choices[i]) return double(i);
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v))
+    fail("--" + flag_of(k.name) + " expects " + (k.choices.empty() ? "a number" : "a mode (" + choices_of(k) + ")") +
+         ", got '" + text + "'");
+  return v;
+}
+
 void check_attention(const std::string& name, const AttentionConfig& cfg) {
   const AttentionInfo& info = attention_info(name);
   if (cfg.dim <= 0) fail("--dim must be positive, got " + std::to_string(cfg.dim));
@@ -83,6 +102,8 @@ void check_attention(const std::string& name, const AttentionConfig& cfg) {
     if (!(v >= it->lo && v <= it->hi))
       fail("--" + flag_of(k) + " " + fmt("%g", v) + " out of range for model '" + name + "' (expected " + fmt("%g", it->lo) + " to " +
            fmt("%g", it->hi) + ")");
+    if (!it->choices.empty() && v != std::floor(v))
+      fail("--" + flag_of(k) + " " + fmt("%g", v) + " is not a mode of model '" + name + "' (expected " + choices_of(*it) + ")");
   }
 }
 

@@ -42,7 +42,13 @@ struct Knob {
   std::string name;
   double def, lo, hi;  // default and inclusive range
   std::string help;
+  // A mode's names, value i's at [i] (synthesizer's {"dense", "random", "factorized"}): the flag
+  // takes the name or the number, and the variant reads it as its own enum class.  Empty: a number.
+  std::vector<std::string> choices = {};
 };
+// A knob's value from its flag's text: a number in range, or one of its choices' names.
+// Otherwise one line naming the flag and what it takes.
+double knob_value(const Knob& k, const std::string& text);
 
 struct AttentionConfig {
   int64_t dim = 64, heads = 4;
@@ -70,10 +76,8 @@ class Attention : public Module {
   virtual Tensor forward(const Tensor& x, const Tensor& key_pad) = 0;
   // The reference form: the same function in composed ops, in the variant's own file.
   virtual Tensor reference(const Tensor& x, const Tensor& key_pad) = 0;
-  // What a model calls: forward(), or reference() under --impl reference.
-  Tensor operator()(const Tensor& x, const Tensor& key_pad) {
-    return attention_impl() == Impl::reference ? reference(x, key_pad) : forward(x, key_pad);
-  }
+  // What a model calls: forward(), or reference() under --impl reference (through call()).
+  Tensor operator()(const Tensor& x, const Tensor& key_pad) { return call(x, key_pad, attention_impl()); }
   // For x [1,N,D]: the entries computed (default: all of them, "dense").
   virtual Pattern pattern(const Tensor& x, const Tensor& key_pad);
   // For x [1,N,D]: the attention weights [H,N,N] the forward pass applies,
@@ -90,6 +94,13 @@ class Attention : public Module {
   int64_t knob_int(const std::string& name) const { return int64_t(knob(name)); }
 
  protected:
+  // operator()'s body: the chosen form.  A variant whose training also learns a buffer outside the
+  // gradient (routing's centroids, by k-means and an EMA) overrides it to run either form and then
+  // make that update from what the form saw, so that forward() and reference() both stay functions
+  // of their input, parameters and buffers, and both forms learn the same state.
+  virtual Tensor call(const Tensor& x, const Tensor& key_pad, Impl impl) {
+    return impl == Impl::reference ? reference(x, key_pad) : forward(x, key_pad);
+  }
   AttentionConfig cfg_;
 };
 

@@ -203,12 +203,20 @@ class BigBirdAttention : public BlockSparseAttention {
   std::map<std::pair<int64_t, std::vector<float>>, Layouts> cache_;
 };
 
-RegisterAttention reg({"bigbird",
-                       "block-sparse: 3 window blocks, first/last block global, r random blocks (Zaheer et al. 2020)",
-                       {{"block", 64, 1, 1 << 16, "positions per block"},
-                        {"random_blocks", 3, 0, 1 << 16, "random key blocks per query block (fixed per layer)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<BigBirdAttention>(c); }, false,
-                       "fixed", {6, 1}, "its global and random blocks let early queries see later keys", {}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "bigbird";
+  i.summary = "block-sparse: 3 window blocks, first/last block global, r random blocks (Zaheer et al. 2020)";
+  i.knobs = {{"block", 64, 1, 1 << 16, "positions per block"},
+             {"random_blocks", 3, 0, 1 << 16, "random key blocks per query block (fixed per layer)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<BigBirdAttention>(c); };
+  i.causal_ok = false;
+  i.family = "fixed";
+  i.lecture = {6, 1};
+  i.why_not_causal = "its global and random blocks let early queries see later keys";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -116,11 +116,19 @@ class CompressedAttention : public Attention {
   std::shared_ptr<Linear> conv_k_, conv_v_;
 };
 
-RegisterAttention reg({"compressed",
-                       "keys and values shortened N -> N/c by a strided convolution (Liu et al. 2018)",
-                       {{"compress", 3, 1, 1024, "compression c: kernel = stride of the convolution"}},
-                       [](const AttentionConfig& c) { return std::make_shared<CompressedAttention>(c); }, false,
-                       "low-rank/kernel", {9, 2}, "each compressed key slot mixes later positions"});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "compressed";
+  i.summary = "keys and values shortened N -> N/c by a strided convolution (Liu et al. 2018)";
+  i.knobs = {{"compress", 3, 1, 1024, "compression c: kernel = stride of the convolution"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<CompressedAttention>(c); };
+  i.causal_ok = false;
+  i.family = "low-rank/kernel";
+  i.lecture = {9, 2};
+  i.why_not_causal = "each compressed key slot mixes later positions";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -65,11 +65,18 @@ class EfficientAttention : public Attention {
   std::shared_ptr<QKVProjection> proj_;
 };
 
-RegisterAttention reg({"efficient",
-                       "softmax_d(Q) (softmax_N(K)^T V), linear in N (Shen et al. 2021)",
-                       {},
-                       [](const AttentionConfig& c) { return std::make_shared<EfficientAttention>(c); }, false,
-                       "low-rank/kernel", {10, 2}, "its softmax over positions normalises every key by later ones"});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "efficient";
+  i.summary = "softmax_d(Q) (softmax_N(K)^T V), linear in N (Shen et al. 2021)";
+  i.make = [](const AttentionConfig& c) { return std::make_shared<EfficientAttention>(c); };
+  i.causal_ok = false;
+  i.family = "low-rank/kernel";
+  i.lecture = {10, 2};
+  i.why_not_causal = "its softmax over positions normalises every key by later ones";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

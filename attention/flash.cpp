@@ -89,11 +89,19 @@ class FlashAttention : public Attention {
   std::shared_ptr<QKVProjection> proj_;
 };
 
-RegisterAttention reg({"flash",
-                       "exact softmax attention in tiles with an online softmax, memory linear in N (Dao et al. 2022)",
-                       {{"block_q", 64, 1, 4096, "query rows per tile (Br)"},
-                        {"block_k", 0, 0, 4096, "key rows per tile (Bc); 0: by head dim, 256 down to 64 (flash.h)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<FlashAttention>(c); }, true, "dense", {1, 2}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "flash";
+  i.summary = "exact softmax attention in tiles with an online softmax, memory linear in N (Dao et al. 2022)";
+  i.knobs = {{"block_q", 64, 1, 4096, "query rows per tile (Br)"},
+             {"block_k", 0, 0, 4096, "key rows per tile (Bc); 0: by head dim, 256 down to 64 (flash.h)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<FlashAttention>(c); };
+  i.causal_ok = true;
+  i.family = "dense";
+  i.lecture = {1, 2};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

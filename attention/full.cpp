@@ -53,8 +53,17 @@ class FullAttention : public Attention {
   std::shared_ptr<QKVProjection> proj_;
 };
 
-RegisterAttention reg({"full", "softmax(QK^T/sqrt(d))V over all N x N pairs (Vaswani et al. 2017)", {},
-                       [](const AttentionConfig& c) { return std::make_shared<FullAttention>(c); }, true, "dense", {1, 1}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "full";
+  i.summary = "softmax(QK^T/sqrt(d))V over all N x N pairs (Vaswani et al. 2017)";
+  i.make = [](const AttentionConfig& c) { return std::make_shared<FullAttention>(c); };
+  i.causal_ok = true;
+  i.family = "dense";
+  i.lecture = {1, 1};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -37,7 +37,7 @@ class GlobalAttention : public BlockSparseAttention {
   // query block sees) and its legend; the kernel is sparse_attention_merged.
   explicit GlobalAttention(const AttentionConfig& c) : BlockSparseAttention(c), g_(knob_int("globals")) {
     learned_ = knob_int("learned") != 0;
-    if (learned_) tokens_ = register_parameter("tokens", Tensor::randn({g_, c.dim}, 0.02f), false);
+    if (learned_) tokens_ = register_parameter("tokens", Tensor::randn({g_, c.dim}, 0.02f), Decay::no);
   }
 
   // The reference form: the global rows and columns as a rule over all N x N
@@ -104,13 +104,21 @@ class GlobalAttention : public BlockSparseAttention {
   std::map<int64_t, Layouts> cache_;  // by sequence length
 };
 
-RegisterAttention reg({"global",
-                       "global tokens only: g tokens attend to all and all attend to them (cost N*g)",
-                       {{"globals", 16, 1, 1 << 20, "number of global tokens"},
-                        {"learned", 0, 0, 1, "1: prepend g learned tokens; 0: the first g positions are global"},
-                        {"block", 256, 1, 1 << 16, "non-global queries per block (one sgemm each)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<GlobalAttention>(c); }, false,
-                       "fixed", {4, 1}, "global tokens read every position, later ones included"});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "global";
+  i.summary = "global tokens only: g tokens attend to all and all attend to them (cost N*g)";
+  i.knobs = {{"globals", 16, 1, 1 << 20, "number of global tokens"},
+             {"learned", 0, 0, 1, "1: prepend g learned tokens; 0: the first g positions are global"},
+             {"block", 256, 1, 1 << 16, "non-global queries per block (one sgemm each)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<GlobalAttention>(c); };
+  i.causal_ok = false;
+  i.family = "fixed";
+  i.lecture = {4, 1};
+  i.why_not_causal = "global tokens read every position, later ones included";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

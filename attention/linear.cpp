@@ -49,11 +49,17 @@ class LinearAttention : public FeatureMapAttention {
   }
 };
 
-RegisterAttention reg({"linear",
-                       "phi(Q)(phi(K)^T V) with phi = elu+1, causal by prefix sums (Katharopoulos et al. 2020)",
-                       {},
-                       [](const AttentionConfig& c) { return std::make_shared<LinearAttention>(c); }, true,
-                       "low-rank/kernel", {10, 1}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "linear";
+  i.summary = "phi(Q)(phi(K)^T V) with phi = elu+1, causal by prefix sums (Katharopoulos et al. 2020)";
+  i.make = [](const AttentionConfig& c) { return std::make_shared<LinearAttention>(c); };
+  i.causal_ok = true;
+  i.family = "low-rank/kernel";
+  i.lecture = {10, 1};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -122,13 +122,21 @@ class Linformer : public Attention {
   Tensor e_, f_;
 };
 
-RegisterAttention reg({"linformer",
-                       "keys and values projected N -> k by learned E, F: softmax(Q(EK)^T)(FV) (Wang et al. 2020)",
-                       {{"proj_k", 256, 1, 65536, "projected length k (capped at --seq-len)"},
-                        {"share_kv", 0, 0, 1, "1: values use the keys' projection (F = E)"},
-                        {"share_heads", 1, 0, 1, "1: one E, F for all heads; 0: one per head"}},
-                       [](const AttentionConfig& c) { return std::make_shared<Linformer>(c); }, false,
-                       "low-rank/kernel", {9, 1}, "its E, F projections mix all N positions into each key"});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "linformer";
+  i.summary = "keys and values projected N -> k by learned E, F: softmax(Q(EK)^T)(FV) (Wang et al. 2020)";
+  i.knobs = {{"proj_k", 256, 1, 65536, "projected length k (capped at --seq-len)"},
+             {"share_kv", 0, 0, 1, "1: values use the keys' projection (F = E)"},
+             {"share_heads", 1, 0, 1, "1: one E, F for all heads; 0: one per head"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<Linformer>(c); };
+  i.causal_ok = false;
+  i.family = "low-rank/kernel";
+  i.lecture = {9, 1};
+  i.why_not_causal = "its E, F projections mix all N positions into each key";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -58,11 +58,19 @@ class LocalAttention : public BlockSparseAttention {
   std::map<int64_t, Layouts> cache_;  // by sequence length
 };
 
-RegisterAttention reg({"local",
-                       "sliding window: each query sees the keys within --window positions, blockwise (cost N*w)",
-                       {{"window", 64, 1, 1 << 20, "keys within this distance on each side (causal: before)"},
-                        {"block", 64, 1, 1 << 16, "queries per block (one pair of small products each)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<LocalAttention>(c); }, true, "fixed", {2, 1}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "local";
+  i.summary = "sliding window: each query sees the keys within --window positions, blockwise (cost N*w)";
+  i.knobs = {{"window", 64, 1, 1 << 20, "keys within this distance on each side (causal: before)"},
+             {"block", 64, 1, 1 << 16, "queries per block (one pair of small products each)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<LocalAttention>(c); };
+  i.causal_ok = true;
+  i.family = "fixed";
+  i.lecture = {2, 1};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

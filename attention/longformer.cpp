@@ -95,15 +95,23 @@ class LongformerAttention : public BlockSparseAttention {
   std::map<int64_t, Layouts> cache_;  // by sequence length
 };
 
-RegisterAttention reg({"longformer",
-                       "local and dilated window heads plus global tokens (Beltagy et al. 2020, cost N*(w+g))",
-                       {{"window", 64, 1, 1 << 20, "keys on each side, in positions (local heads) or strides (dilated)"},
-                        {"dilation", 2, 1, 1 << 16, "distance between attended keys on the dilated heads"},
-                        {"dilated_heads", -1, -1, 1 << 16, "heads with the dilated window (-1: half of them)"},
-                        {"globals", 1, 0, 1 << 20, "the first g positions are global"},
-                        {"block", 64, 1, 1 << 16, "queries per block (one sgemm each)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<LongformerAttention>(c); }, true,
-                       "fixed", {5, 1}, "", {{"globals", 0}}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "longformer";
+  i.summary = "local and dilated window heads plus global tokens (Beltagy et al. 2020, cost N*(w+g))";
+  i.knobs = {{"window", 64, 1, 1 << 20, "keys on each side, in positions (local heads) or strides (dilated)"},
+             {"dilation", 2, 1, 1 << 16, "distance between attended keys on the dilated heads"},
+             {"dilated_heads", -1, -1, 1 << 16, "heads with the dilated window (-1: half of them)"},
+             {"globals", 1, 0, 1 << 20, "the first g positions are global"},
+             {"block", 64, 1, 1 << 16, "queries per block (one sgemm each)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<LongformerAttention>(c); };
+  i.causal_ok = true;
+  i.family = "fixed";
+  i.lecture = {5, 1};
+  i.causal_knobs = {{"globals", 0}};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -174,12 +174,19 @@ class Performer : public FeatureMapAttention {
   Tensor calls_;       // [1]: training steps (or calls outside a step) since the last draw
 };
 
-RegisterAttention reg({"performer",
-                       "FAVOR+: positive orthogonal random features estimate softmax, linear in N (Choromanski et al. 2021)",
-                       {{"features", 0, 0, 8192, "random features m (0 = d ln d of the head size d)"},
-                        {"redraw", 1000, 0, 1e9, "redraw the features every this many training steps (0 = never)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<Performer>(c); }, true,
-                       "low-rank/kernel", {10, 4}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "performer";
+  i.summary = "FAVOR+: positive orthogonal random features estimate softmax, linear in N (Choromanski et al. 2021)";
+  i.knobs = {{"features", 0, 0, 8192, "random features m (0 = d ln d of the head size d)"},
+             {"redraw", 1000, 0, 1e9, "redraw the features every this many training steps (0 = never)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<Performer>(c); };
+  i.causal_ok = true;
+  i.family = "low-rank/kernel";
+  i.lecture = {10, 4};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -83,6 +83,9 @@ IntTensor lsh_buckets(const Tensor& vecs, const Tensor& rotations, int64_t round
 
 namespace {
 
+// --form: the paper's (Kitaev et al.) or LRA's (reformer_lra.cpp); the flag takes the name or its number.
+enum class Form { paper = 0, lra = 1 };
+
 class ReformerAttention : public Attention {
  public:
   explicit ReformerAttention(const AttentionConfig& c) : Attention(c) {
@@ -91,8 +94,8 @@ class ReformerAttention : public Attention {
     hashes_ = knob_int("hashes");
     buckets_ = knob_int("buckets");
     if (buckets_ % 2) fail("--buckets " + std::to_string(buckets_) + " must be even (0 = sequence length / bucket size)");
-    lra_ = knob_int("form") == 1;
-    max_buckets_ = lra_ ? lra_buckets(buckets_) : buckets_for(c.max_len);
+    form_ = Form(knob_int("form"));
+    max_buckets_ = form_ == Form::lra ? lra_buckets(buckets_) : buckets_for(c.max_len);
     rotations_ = register_buffer("rotations", Tensor::randn({c.head_dim(), hashes_ * max_buckets_ / 2}));
   }
 
@@ -195,7 +198,7 @@ class ReformerAttention : public Attention {
 
   Prepared prepare(const Tensor& x, const Tensor& key_pad) const {
     check_input(x, key_pad);
-    return lra_ ? prepare_lra(x) : prepare_paper(x, key_pad);
+    return form_ == Form::lra ? prepare_lra(x) : prepare_paper(x, key_pad);
   }
 
   // ---- from the buckets on, both forms -----------------------------------------------------------
@@ -357,19 +360,26 @@ class ReformerAttention : public Attention {
   std::shared_ptr<QKVProjection> proj_;
   Tensor rotations_;  // [d, hashes * max_buckets/2], the evaluation rotations
   int64_t chunk_, hashes_, buckets_, max_buckets_;
-  bool lra_;          // --form 1
+  Form form_;
 };
 
-RegisterAttention reg({"reformer",
-                       "LSH attention: shared QK, random-rotation hashing, sorted chunks + previous chunk, "
-                       "hash rounds combined by logsumexp (Kitaev et al. 2020)",
-                       {{"bucket_size", 64, 1, 4096, "chunk size c: each chunk of the sorted sequence attends to itself and the previous chunk"},
-                        {"hashes", 4, 1, 16, "hash rounds (more rounds: closer to full attention, proportionally slower)"},
-                        {"buckets", 0, 0, 65536, "hash buckets (even); 0 = an example's length / bucket_size (--form 1: 10)"},
-                        {"form", 0, 0, 1, "0 = paper (Kitaev et al.); 1 = lra (LRA's reformer_attention.py: fixed rotations, self allowed, raw keys, scores x sqrt(d), --buckets chunks, no padding mask; LRA ran --hashes 1)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); }, false,
-                       "learned", {7, 1}, "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N",
-                       {}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "reformer";
+  i.summary = "LSH attention: shared QK, random-rotation hashing, sorted chunks + previous chunk, "
+              "hash rounds combined by logsumexp (Kitaev et al. 2020)";
+  i.knobs = {{"bucket_size", 64, 1, 4096, "chunk size c: each chunk of the sorted sequence attends to itself and the previous chunk"},
+             {"hashes", 4, 1, 16, "hash rounds (more rounds: closer to full attention, proportionally slower)"},
+             {"buckets", 0, 0, 65536, "hash buckets (even); 0 = an example's length / bucket_size (--form 1: 10)"},
+             {"form", 0, 0, 1, "0 = paper (Kitaev et al.); 1 = lra (LRA's reformer_attention.py: fixed rotations, self allowed, raw keys, scores x sqrt(d), --buckets chunks, no padding mask; LRA ran --hashes 1)", {"paper", "lra"}}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<ReformerAttention>(c); };
+  i.causal_ok = false;
+  i.family = "learned";
+  i.lecture = {7, 1};
+  i.why_not_causal = "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -45,7 +45,7 @@ class RandomFeatureAttention : public FeatureMapAttention {
   explicit RandomFeatureAttention(const AttentionConfig& c)
       : FeatureMapAttention(c, "random Fourier estimate of a Gaussian kernel", 1.0f, KernelNorm::clamp) {  // max(den, 1)
     int64_t d = c.head_dim(), m = knob_int("features");
-    sigma_ = register_parameter("sigma", Tensor::ones({c.heads, d}), false);
+    sigma_ = register_parameter("sigma", Tensor::ones({c.heads, d}), Decay::no);
     features_ = register_buffer("features", Tensor::randn({m, d}, 1.0f, global_rng()));  // W [m,d]
     calls_ = register_buffer("calls", Tensor::zeros({1}));  // training calls since the last draw
   }
@@ -106,12 +106,19 @@ class RandomFeatureAttention : public FeatureMapAttention {
   Tensor sigma_, features_, calls_;
 };
 
-RegisterAttention reg({"rfa",
-                       "random feature attention: sin/cos features of normalised Q, K, linear in N (Peng et al. 2021)",
-                       {{"features", 64, 1, 8192, "random vectors m (2m features)"},
-                        {"redraw", 1000, 0, 1e9, "redraw the features every this many training steps (0 = never)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<RandomFeatureAttention>(c); }, true,
-                       "low-rank/kernel", {10, 3}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "rfa";
+  i.summary = "random feature attention: sin/cos features of normalised Q, K, linear in N (Peng et al. 2021)";
+  i.knobs = {{"features", 64, 1, 8192, "random vectors m (2m features)"},
+             {"redraw", 1000, 0, 1e9, "redraw the features every this many training steps (0 = never)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<RandomFeatureAttention>(c); };
+  i.causal_ok = true;
+  i.family = "low-rank/kernel";
+  i.lecture = {10, 3};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -15,11 +15,11 @@
 // The centroids are not trained by gradient: they are a buffer (saved in
 // checkpoints).  Until a training step has set them, a training forward routes
 // by k-means on its own batch (a few iterations from C random members); the
-// step's state update (learn(), after a training forward of the fast form,
-// made once per step from shard 0's rows: nn/module.h) stores them, then moves
-// them on every later step by an exponential moving average of their members'
-// mean.  So both forms are functions of their input, parameters and buffers:
-// reference() reads the centroids and never writes them.
+// step's state update (learn(), which the model's call makes after either form
+// in training, once per step from shard 0's rows: nn/module.h) stores them,
+// then moves them on every later step by an exponential moving average of
+// their members' mean.  So both forms are functions of their input,
+// parameters and buffers, and both learn the same centroids.
 //
 // Cost per head: routing N*C*d, selection O(N*C), attention C*w^2*d; with
 // C = sqrt(N) clusters of w = N/C that is N*sqrt(N)*d, N being --seq-len
@@ -31,9 +31,6 @@
 // loss); the centroids start from k-means on the first training batch
 // (lucidrains' KMEAN_INIT_ITERS; the paper states only the EMA), and the EMA
 // runs once per training step, on shard 0's rows of a batch-parallel step.
-// Under --impl reference nothing makes the state update (reference() is pure):
-// each training batch is routed by its own k-means until the fast form, or a
-// loaded checkpoint, has set the centroids.
 //
 // forward() selects the members with the kernel top_members and runs the chunk
 // kernel (kernels/cluster_util.h); reference() writes the selection (one
@@ -271,11 +268,10 @@ class RoutingAttention : public Attention {
     return s;
   }
 
- public:
-  // The reference form: route, gather each cluster's queries and keys, softmax attention inside the
-  // cluster, scatter back, average over the clusters a query joined.  Reads the centroids, writes nothing.
-  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
-    Routed r = prepare(x, key_pad);  // q, k, v; unit q, k; the centroids to route by (no gradient)
+  // Shown on the model's page beside reference().
+  // The reference form from one routing: each centroid's top-w queries and keys (top_w above), softmax
+  // attention inside each cluster, scattered back and averaged over the clusters a query joined.
+  Tensor attend_in_clusters(const Routed& r) {
     int64_t B = r.B, H = r.H, G = r.G, C = r.C, w = r.w, N = r.N, d = r.d;
     IntTensor qi = top_w(r.mu, r.qn, r.pad, w), ki = top_w(r.mu, r.kn, r.pad, w);  // [G,C,w]: each cluster's members
     qi.shape = ki.shape = {G, C * w};
@@ -292,14 +288,26 @@ class RoutingAttention : public Attention {
     return proj_->output(reshape(avg, {B, H, N, d}));
   }
 
-  // The fast form: the same routing by the kernel top_members, the chunk kernel inside the clusters;
-  // then, in training, the step's state update from what it routed (learn).
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+ public:
+  // The reference form: route (prepare: q, k, v, their unit directions, the centroids; no gradient),
+  // then attend inside the clusters.  Reads the centroids, writes nothing.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    return attend_in_clusters(prepare(x, key_pad));
+  }
+
+ private:
+  // What a model calls (Attention::call): either form on one routing, then, in training, the step's
+  // update of the centroids from what it routed.  Both forms learn the same centroids.
+  Tensor call(const Tensor& x, const Tensor& key_pad, Impl impl) override {
     Routed r = prepare(x, key_pad);
-    Tensor y = run(r, nullptr);
+    Tensor y = impl == Impl::reference ? attend_in_clusters(r) : run(r, nullptr);
     learn(r);
     return y;
   }
+
+ public:
+  // The fast form: the same routing by the kernel top_members, the chunk kernel inside the clusters.
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(prepare(x, key_pad), nullptr); }
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     NoGradGuard ng;
@@ -379,14 +387,22 @@ class RoutingAttention : public Attention {
   float decay_;
 };
 
-RegisterAttention reg({"routing",
-                       "Routing attention: spherical k-means routes queries and keys to clusters, attention "
-                       "within each cluster's top-w members; centroids by EMA (Roy et al. 2021)",
-                       {{"clusters", 0, 0, 4096, "k-means clusters per head; 0 = round(sqrt(--seq-len))"},
-                        {"window", 0, 0, 65536, "members per cluster (top-w queries and keys); 0 = ceil(--seq-len / clusters)"},
-                        {"ema_decay", 0.999, 0, 1, "centroid moving-average decay (1 = frozen after initialisation)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<RoutingAttention>(c); }, false,
-                       "learned", {7, 2}, "even with later keys masked in each cluster, which earlier keys join a position's cluster depends on the later tokens: top-k membership over all N"});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "routing";
+  i.summary = "Routing attention: spherical k-means routes queries and keys to clusters, attention "
+              "within each cluster's top-w members; centroids by EMA (Roy et al. 2021)";
+  i.knobs = {{"clusters", 0, 0, 4096, "k-means clusters per head; 0 = round(sqrt(--seq-len))"},
+             {"window", 0, 0, 65536, "members per cluster (top-w queries and keys); 0 = ceil(--seq-len / clusters)"},
+             {"ema_decay", 0.999, 0, 1, "centroid moving-average decay (1 = frozen after initialisation)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<RoutingAttention>(c); };
+  i.causal_ok = false;
+  i.family = "learned";
+  i.lecture = {7, 2};
+  i.why_not_causal = "even with later keys masked in each cluster, which earlier keys join a position's cluster depends on the later tokens: top-k membership over all N";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

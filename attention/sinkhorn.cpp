@@ -318,15 +318,23 @@ class SinkhornAttention : public Attention {
   float temperature_;
 };
 
-RegisterAttention reg({"sinkhorn",
-                       "Sparse Sinkhorn attention: blocks attend to themselves and to a block chosen by a learned "
-                       "sort (Gumbel-Sinkhorn soft permutation in log space) (Tay et al. 2020)",
-                       {{"block", 64, 1, 4096, "block size b"},
-                        {"sinkhorn_iters", 8, 1, 100, "Sinkhorn normalisation rounds (row + column each)"},
-                        {"temperature", 0.75, 0.01, 100, "Gumbel-Sinkhorn temperature (lower: closer to a hard permutation)"},
-                        {"sortcut", 0, 0, 4096, "SortCut: attend to the first n sorted blocks (+ own block); 0 = off"}},
-                       [](const AttentionConfig& c) { return std::make_shared<SinkhornAttention>(c); }, false,
-                       "learned", {8, 1}, "its sorting net reads whole blocks, later ones included"});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "sinkhorn";
+  i.summary = "Sparse Sinkhorn attention: blocks attend to themselves and to a block chosen by a learned "
+              "sort (Gumbel-Sinkhorn soft permutation in log space) (Tay et al. 2020)";
+  i.knobs = {{"block", 64, 1, 4096, "block size b"},
+             {"sinkhorn_iters", 8, 1, 100, "Sinkhorn normalisation rounds (row + column each)"},
+             {"temperature", 0.75, 0.01, 100, "Gumbel-Sinkhorn temperature (lower: closer to a hard permutation)"},
+             {"sortcut", 0, 0, 4096, "SortCut: attend to the first n sorted blocks (+ own block); 0 = off"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<SinkhornAttention>(c); };
+  i.causal_ok = false;
+  i.family = "learned";
+  i.lecture = {8, 1};
+  i.why_not_causal = "its sorting net reads whole blocks, later ones included";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 

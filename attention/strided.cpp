@@ -63,13 +63,20 @@ class StridedAttention : public BlockSparseAttention {
   std::map<int64_t, Layouts> cache_;  // by sequence length
 };
 
-RegisterAttention reg({"strided",
-                       "dilated window: each query sees keys i+k*s, |k| <= --window (Sparse Transformer, cost N*w)",
-                       {{"window", 32, 1, 1 << 20, "keys on each side (causal: before), counted in strides"},
-                        {"stride", 8, 1, 1 << 16, "distance between attended keys"},
-                        {"block", 64, 1, 1 << 16, "queries per block (one sgemm each)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<StridedAttention>(c); }, true,
-                       "fixed", {3, 1}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "strided";
+  i.summary = "dilated window: each query sees keys i+k*s, |k| <= --window (Sparse Transformer, cost N*w)";
+  i.knobs = {{"window", 32, 1, 1 << 20, "keys on each side (causal: before), counted in strides"},
+             {"stride", 8, 1, 1 << 16, "distance between attended keys"},
+             {"block", 64, 1, 1 << 16, "queries per block (one sgemm each)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<StridedAttention>(c); };
+  i.causal_ok = true;
+  i.family = "fixed";
+  i.lecture = {3, 1};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

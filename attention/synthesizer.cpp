@@ -3,7 +3,7 @@
 // google-research/long-range-arena synthesizer_attention.py).
 //
 // No query-key dot products at all: the N x N logits are synthesised.
-//   dense (--synth-mode 0):  row i = W2 relu(W1 x_i + b1) + b2, a per-token
+//   dense (--synth-mode dense, or 0):  row i = W2 relu(W1 x_i + b1) + b2, a per-token
 //        two-layer MLP giving token i its logits over max_len positions (per
 //        head: W1 maps D -> H x d, W2 [d, max_len] is shared by the heads as in
 //        LRA), sliced to the first N;
@@ -29,18 +29,21 @@
 namespace az {
 namespace {
 
+// --synth-mode: the flag takes the name or its number.
+enum class Mode { dense = 0, random = 1, factorised = 2 };
+
 class Synthesizer : public Attention {
  public:
   explicit Synthesizer(const AttentionConfig& c) : Attention(c) {
-    mode_ = knob_int("synth_mode");
+    mode_ = Mode(knob_int("synth_mode"));
     int64_t L = c.max_len, H = c.heads, d = c.head_dim(), k = knob_int("synth_rank");
     value_ = register_module("value", std::make_shared<Linear>(c.dim, c.dim));
     out_ = register_module("out", std::make_shared<Linear>(c.dim, c.dim));
-    if (mode_ == 0) {
+    if (mode_ == Mode::dense) {
       dense1_ = register_module("dense1", std::make_shared<Linear>(c.dim, c.dim));
       w2_ = register_parameter("dense2.weight", init_normal({d, L}, 1.0f / std::sqrt(float(d))));  // LRA: lecun normal
-      b2_ = register_parameter("dense2.bias", Tensor::zeros({L}), false);
-    } else if (mode_ == 1) {
+      b2_ = register_parameter("dense2.bias", Tensor::zeros({L}), Decay::no);
+    } else if (mode_ == Mode::random) {
       r1_ = register_parameter("random", init_normal({H, L, L}, 1.0f / std::sqrt(float(L))));
     } else {
       r1_ = register_parameter("random1", init_normal({H, L, k}, 1.0f / std::sqrt(float(k))));
@@ -54,12 +57,12 @@ class Synthesizer : public Attention {
     check_length(N);
     Tensor v = split_heads(value_->forward(x), H);                   // [B,H,N,d]
     Tensor logits;                                                   // [B or 1,H,N,N]
-    if (mode_ == 0) {       // dense: token i's own MLP gives its row, W2^T relu(W1 x_i + b1) + b2
+    if (mode_ == Mode::dense) {       // dense: token i's own MLP gives its row, W2^T relu(W1 x_i + b1) + b2
       Tensor hid = split_heads(relu(dense1_->forward(x)), H);        // [B,H,N,d]
       logits = matmul(hid, first(w2_, 1, N)) + first(b2_, 0, N);     // [B,H,N,N]
-    } else if (mode_ == 1) {  // random: a learned matrix R, the same for every input
+    } else if (mode_ == Mode::random) {  // random: a learned matrix R, the same for every input
       logits = reshape(random_logits(N), {1, H, N, N});
-    } else {                  // factorised random: R1 R2^T
+    } else {                  // factorised: R1 R2^T
       logits = reshape(matmul(first(r1_, 1, N), first(r2_, 1, N), /*trans_a=*/false, /*trans_b=*/true), {1, H, N, N});
     }
     logits = add(Tensor::zeros({B, H, N, N}), logits);               // one copy per example (padding differs)
@@ -72,7 +75,7 @@ class Synthesizer : public Attention {
     check_length(N);
     Tensor v = split_heads(value_->forward(x), H);  // [B,H,N,d]
     Tensor o;
-    if (mode_ == 1) {
+    if (mode_ == Mode::random) {
       o = random_mode(v, key_pad);
     } else {  // logits = a b^T: the fused softmax never stores the [N,N] matrix
       Tensor a, b;
@@ -84,7 +87,7 @@ class Synthesizer : public Attention {
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {
     static const char* names[] = {"synthetic (dense MLP)", "synthetic (random)", "synthetic (factorised random)"};
-    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, names[mode_]);
+    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, names[int(mode_)]);
   }
 
   Tensor attention_weights(const Tensor& x, const Tensor& key_pad) override {
@@ -92,7 +95,7 @@ class Synthesizer : public Attention {
     int64_t N = x.size(1), H = cfg_.heads;
     check_length(N);
     Tensor z;  // the logits, [1,H,N,N] or [H,N,N]
-    if (mode_ == 1) {
+    if (mode_ == Mode::random) {
       z = random_logits(N);
     } else {
       Tensor a, b;
@@ -135,7 +138,7 @@ class Synthesizer : public Attention {
   //   factorised: a = R1, b = R2  (r = k)
   void factors(const Tensor& x, Tensor& a, Tensor& b) {
     int64_t B = x.size(0), N = x.size(1), H = cfg_.heads;
-    if (mode_ == 0) {
+    if (mode_ == Mode::dense) {
       Tensor hid = split_heads(relu(dense1_->forward(x)), H);                        // [B,H,N,d]
       a = concat({hid, Tensor::ones({B, H, N, 1})}, 3);                              // [B,H,N,d+1]
       Tensor w = concat({first(w2_, 1, N), reshape(first(b2_, 0, N), {1, N})}, 0);   // [d+1,N]
@@ -169,7 +172,7 @@ class Synthesizer : public Attention {
     return matmul(dropout(p, cfg_.dropout, is_training()), v);
   }
 
-  int64_t mode_;
+  Mode mode_;
   std::shared_ptr<Linear> value_, out_, dense1_;
   Tensor w2_, b2_, r1_, r2_;
 };
@@ -183,7 +186,7 @@ class Synthesizer::Decode : public DecodeState {
     const int64_t H = s_.cfg_.heads, d = s_.cfg_.head_dim(), t = t_++;
     s_.check_length(t + 1);
     Tensor v = s_.value_->forward(x);  // [1,1,D], head h at h*d
-    Tensor hid = s_.mode_ == 0 ? relu(s_.dense1_->forward(x)) : Tensor();
+    Tensor hid = s_.mode_ == Mode::dense ? relu(s_.dense1_->forward(x)) : Tensor();
     const int64_t L = s_.cfg_.max_len;
     Tensor out = Tensor::zeros({1, 1, H * d});
     std::vector<float> z(size_t(t + 1));
@@ -193,10 +196,10 @@ class Synthesizer::Decode : public DecodeState {
       float mx = -INFINITY;
       for (int64_t j = 0; j <= t; ++j) {
         float zj = 0;
-        if (s_.mode_ == 0) {  // [relu(W1 x) | 1] . [W2[:, j] | b2[j]]
+        if (s_.mode_ == Mode::dense) {  // [relu(W1 x) | 1] . [W2[:, j] | b2[j]]
           for (int64_t e = 0; e < d; ++e) zj += hid.data()[h * d + e] * s_.w2_.data()[e * L + j];
           zj += s_.b2_.data()[j];
-        } else if (s_.mode_ == 1) {
+        } else if (s_.mode_ == Mode::random) {
           zj = s_.r1_.data()[(h * L + t) * L + j];
         } else {
           const int64_t k = s_.r1_.size(2);
@@ -227,12 +230,19 @@ class Synthesizer::Decode : public DecodeState {
 
 std::unique_ptr<DecodeState> Synthesizer::decoder() { return std::make_unique<Decode>(*this); }
 
-RegisterAttention reg({"synthesizer",
-                       "synthetic N x N logits from a per-token MLP or a learned matrix, no QK^T (Tay et al. 2021)",
-                       {{"synth_mode", 0, 0, 2, "0 dense (per-token MLP), 1 random (learned matrix), 2 factorised random"},
-                        {"synth_rank", 32, 1, 4096, "rank k of the factorised random matrix (--synth-mode 2)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<Synthesizer>(c); }, true,
-                       "low-rank/kernel", {11, 1}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "synthesizer";
+  i.summary = "synthetic N x N logits from a per-token MLP or a learned matrix, no QK^T (Tay et al. 2021)";
+  i.knobs = {{"synth_mode", 0, 0, 2, "0 dense (per-token MLP), 1 random (learned matrix), 2 factorised random", {"dense", "random", "factorised"}},
+             {"synth_rank", 32, 1, 4096, "rank k of the factorised random matrix (--synth-mode 2)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<Synthesizer>(c); };
+  i.causal_ok = true;
+  i.family = "low-rank/kernel";
+  i.lecture = {11, 1};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

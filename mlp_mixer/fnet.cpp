@@ -94,13 +94,21 @@ class FNet : public Attention {
   }
 };
 
-RegisterAttention reg({"fnet",
-                       "parameter-free token mixing: Re of a 2-D FFT over positions and channels (Lee-Thorp et al. 2021)",
-                       {{"ortho", 1, 0, 1, "1: unitary scaling 1/sqrt(N*D) (suits pre-norm blocks); 0: unscaled as in HF FNet"},
-                        {"own_length", 1, 0, 1,
-                         "1: transform each example over its own unpadded length; 0: over the batch's padded length"}},
-                       [](const AttentionConfig& c) { return std::make_shared<FNet>(c); }, false, "attention-free", {12, 3},
-                       "its Fourier transform over positions mixes every position into each output"});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "fnet";
+  i.summary = "parameter-free token mixing: Re of a 2-D FFT over positions and channels (Lee-Thorp et al. 2021)";
+  i.knobs = {{"ortho", 1, 0, 1, "1: unitary scaling 1/sqrt(N*D) (suits pre-norm blocks); 0: unscaled as in HF FNet"},
+             {"own_length", 1, 0, 1,
+               "1: transform each example over its own unpadded length; 0: over the batch's padded length"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<FNet>(c); };
+  i.causal_ok = false;
+  i.family = "attention-free";
+  i.lecture = {12, 3};
+  i.why_not_causal = "its Fourier transform over positions mixes every position into each output";
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

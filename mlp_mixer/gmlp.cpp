@@ -38,7 +38,7 @@ class GMlp : public Attention {
     norm_ = register_module("norm", std::make_shared<LayerNorm>(h_));
     float eps = 1e-3f / float(c.max_len);
     ws_ = register_parameter("spatial.weight", Tensor::uniform({c.max_len, c.max_len}, -eps, eps));  // [max_len,max_len]
-    bs_ = register_parameter("spatial.bias", Tensor::ones({c.max_len}), false);                     // [max_len]
+    bs_ = register_parameter("spatial.bias", Tensor::ones({c.max_len}), Decay::no);                     // [max_len]
     v_ = register_module("proj_out", std::make_shared<Linear>(h_, c.dim));  // V: out = (Z1 * gate) V
   }
 
@@ -142,9 +142,18 @@ class GMlp::Decode : public DecodeState {
 
 std::unique_ptr<DecodeState> GMlp::decoder() { return std::make_unique<Decode>(*this); }
 
-RegisterAttention reg({"gmlp", "gMLP block: spatial gating unit, gate = W_s LN(Z2) + 1 over positions (Liu et al. 2021)",
-                       {{"hidden", 0, 0, 65536, "width h of each half Z1, Z2 (projection D -> 2h); 0 = 3*dim (the paper's d_ffn = 6*d_model)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<GMlp>(c); }, true, "attention-free", {12, 2}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "gmlp";
+  i.summary = "gMLP block: spatial gating unit, gate = W_s LN(Z2) + 1 over positions (Liu et al. 2021)";
+  i.knobs = {{"hidden", 0, 0, 65536, "width h of each half Z1, Z2 (projection D -> 2h); 0 = 3*dim (the paper's d_ffn = 6*d_model)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<GMlp>(c); };
+  i.causal_ok = true;
+  i.family = "attention-free";
+  i.lecture = {12, 2};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -54,9 +54,9 @@ class MlpMixer : public Attention {
     // in/out = max_len and D_S for both).  W2 is stored [max_len, D_S], row i
     // = output position i, so slicing to N positions keeps the first N rows.
     w1_ = register_parameter("token_fc1.weight", init_xavier_uniform(c.max_len, ds_));  // [max_len, D_S]
-    b1_ = register_parameter("token_fc1.bias", Tensor::zeros({ds_}), false);            // [D_S]
+    b1_ = register_parameter("token_fc1.bias", Tensor::zeros({ds_}), Decay::no);            // [D_S]
     w2_ = register_parameter("token_fc2.weight", init_xavier_uniform(c.max_len, ds_));  // [max_len, D_S]
-    b2_ = register_parameter("token_fc2.bias", Tensor::zeros({c.max_len}), false);      // [max_len]
+    b2_ = register_parameter("token_fc2.bias", Tensor::zeros({c.max_len}), Decay::no);      // [max_len]
   }
 
   // The reference form: Y = W2 gelu(W1^T X + b1) + b2 for each example's X [N,D], hidden units
@@ -158,9 +158,18 @@ class MlpMixer::Decode : public DecodeState {
 
 std::unique_ptr<DecodeState> MlpMixer::decoder() { return std::make_unique<Decode>(*this); }
 
-RegisterAttention reg({"mixer", "MLP-Mixer token mixing: an MLP across positions, shared by channels (Tolstikhin et al. 2021)",
-                       {{"token_hidden", 0, 0, 65536, "hidden width D_S of the token-mixing MLP; 0 = dim/2 (Mixer's ratio)"}},
-                       [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); }, true, "attention-free", {12, 1}});
+AttentionInfo info() {
+  AttentionInfo i;
+  i.name = "mixer";
+  i.summary = "MLP-Mixer token mixing: an MLP across positions, shared by channels (Tolstikhin et al. 2021)";
+  i.knobs = {{"token_hidden", 0, 0, 65536, "hidden width D_S of the token-mixing MLP; 0 = dim/2 (Mixer's ratio)"}};
+  i.make = [](const AttentionConfig& c) { return std::make_shared<MlpMixer>(c); };
+  i.causal_ok = true;
+  i.family = "attention-free";
+  i.lecture = {12, 1};
+  return i;
+}
+RegisterAttention reg(info());
 
 }  // namespace
 }  // namespace az

@@ -8,7 +8,7 @@ namespace az {
 Linear::Linear(int64_t in, int64_t out, bool with_bias, Rng& rng) : in_(in), out_(out) {
   if (in <= 0 || out <= 0) fail("Linear: sizes must be positive, got " + std::to_string(in) + "x" + std::to_string(out));
   weight = register_parameter("weight", init_xavier_uniform(in, out, rng));
-  if (with_bias) bias = register_parameter("bias", Tensor::zeros({out}), false);
+  if (with_bias) bias = register_parameter("bias", Tensor::zeros({out}), Decay::no);
 }
 
 Tensor Linear::forward(const Tensor& x) const {
@@ -18,14 +18,14 @@ Tensor Linear::forward(const Tensor& x) const {
 }
 
 Embedding::Embedding(int64_t vocab, int64_t dim, Rng& rng) {
-  weight = register_parameter("weight", init_normal({vocab, dim}, 0.02f, rng), false);
+  weight = register_parameter("weight", init_normal({vocab, dim}, 0.02f, rng), Decay::no);
 }
 
 Tensor Embedding::forward(const IntTensor& ids) const { return embedding(weight, ids); }
 
 LayerNorm::LayerNorm(int64_t dim, float eps) : eps_(eps) {
-  gamma = register_parameter("gamma", Tensor::ones({dim}), false);
-  beta = register_parameter("beta", Tensor::zeros({dim}), false);
+  gamma = register_parameter("gamma", Tensor::ones({dim}), Decay::no);
+  beta = register_parameter("beta", Tensor::zeros({dim}), Decay::no);
 }
 
 Tensor LayerNorm::forward(const Tensor& x) const { return layer_norm(x, gamma, beta, eps_); }
@@ -49,7 +49,7 @@ static Tensor add_positions(const char* who, const Tensor& x, const Tensor& tabl
 }
 
 ShortConv::ShortConv(int64_t kernel, int64_t dim, Rng& rng) {
-  weight = register_parameter("weight", init_normal({kernel, dim}, 0.1f, rng), false);
+  weight = register_parameter("weight", init_normal({kernel, dim}, 0.1f, rng), Decay::no);
 }
 
 // Tap j of the kernel as [1,1,D], to broadcast over [B,N,D].
@@ -75,7 +75,7 @@ Tensor ShortConv::step(const Tensor& x_t, const std::vector<Tensor>& past) const
 }
 
 LearnedPositions::LearnedPositions(int64_t max_len, int64_t dim, Rng& rng) {
-  table = register_parameter("table", init_normal({max_len, dim}, 0.02f, rng), false);
+  table = register_parameter("table", init_normal({max_len, dim}, 0.02f, rng), Decay::no);
 }
 Tensor LearnedPositions::forward(const Tensor& x) const { return add_positions("positions", x, table); }
 

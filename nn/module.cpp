@@ -5,9 +5,9 @@
 
 namespace az {
 
-Tensor Module::register_parameter(const std::string& name, Tensor t, bool decay) {
+Tensor Module::register_parameter(const std::string& name, Tensor t, Decay decay) {
   t.set_requires_grad(true);
-  params_.push_back({name, t, decay});
+  params_.push_back({name, t, decay == Decay::yes});
   return t;
 }
 

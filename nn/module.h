@@ -16,11 +16,15 @@ struct NamedTensor {
   bool decay = true;  // parameters only: AdamW decays it (weights yes; biases, norms, embeddings no)
 };
 
+// Whether AdamW's weight decay applies to a parameter: weights yes; biases, norms' gains and
+// shifts, embeddings and other per-position or per-channel vectors no.
+enum class Decay { no, yes };
+
 class Module {
  public:
   virtual ~Module() = default;
   // Registers a trainable tensor (requires_grad is set).  Returns the handle.
-  Tensor register_parameter(const std::string& name, Tensor t, bool decay = true);
+  Tensor register_parameter(const std::string& name, Tensor t, Decay decay = Decay::yes);
   // Registers state that is saved but not trained (centroids, random features).
   Tensor register_buffer(const std::string& name, Tensor t);
   template <class M>

@@ -483,13 +483,13 @@ TEST_CASE("routing: centroids are a buffer, initialised on the first training ba
   check_close(mu, m0, 0, "evaluation leaves the centroids alone");
   CHECK(flag.data()[0] == 0);
   att->train();
-  att->forward(x, Tensor());
+  (*att)(x, Tensor());  // the model's call: the form, then the step's update (Attention::call)
   CHECK(flag.data()[0] == 1);
   Tensor m1 = mu.clone();
   double moved = 0;
   for (int64_t i = 0; i < mu.numel(); ++i) moved = std::max(moved, double(std::fabs(m1.data()[i] - m0.data()[i])));
   CHECK(moved > 1e-2);  // k-means initialisation (then an EMA step on the same batch: a fixed point)
-  att->forward(random_input(2, 30, 16, 20), Tensor());
+  (*att)(random_input(2, 30, 16, 20), Tensor());
   double step = 0;
   for (int64_t i = 0; i < mu.numel(); ++i) step = std::max(step, double(std::fabs(mu.data()[i] - m1.data()[i])));
   CHECK(step > 0);

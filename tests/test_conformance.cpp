@@ -526,6 +526,20 @@ TEST_CASE("hostile settings: out-of-range, NaN and unknown knobs, and a causal f
           c.dim = kD, c.heads = kH, c.max_len = kMaxLen, c.knobs = {{k.name, v}};
           CHECK(error_of<Error>([&] { check_attention(name, c); }) == "");
         }
+        if (k.choices.empty()) continue;
+        // A mode: one name for each whole value of its range, each taken as its number; a
+        // value between two modes and a name it lacks are refused, listing the modes.
+        CAPTURE(flag);
+        CHECK(k.lo == 0);
+        CHECK(k.hi == double(k.choices.size() - 1));
+        for (size_t i = 0; i < k.choices.size(); ++i) CHECK(knob_value(k, k.choices[i]) == double(i));
+        CHECK(knob_value(k, "1") == 1.0);
+        const std::string listed = "0 " + k.choices[0] + (k.choices.size() > 2 ? ", " : " or ");
+        std::string between = refusal({{k.name, 0.5}}, false);
+        CHECK(test::contains(between, flag + " 0.5 is not a mode of model '" + name + "' (expected " + listed));
+        std::string bogus = error_of<Error>([&] { knob_value(k, "no-such-mode"); });
+        CHECK(test::contains(bogus, flag + " expects a mode (" + listed));
+        CHECK(test::contains(bogus, "), got 'no-such-mode'"));
       }
       std::string unknown = refusal({{"no_such_setting", 1}}, false);
       CHECK(test::contains(unknown, "model '" + name + "' has no setting --no-such-setting"));

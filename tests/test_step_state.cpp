@@ -399,7 +399,7 @@ void layer_step(Attention& attn, const std::vector<float>& x, const std::vector<
     const int64_t first = rows.labels[0];
     std::vector<float> xs(x.begin() + first * N * D, x.begin() + (first + rows.B) * N * D);
     std::vector<float> ps(pad.begin() + first * N, pad.begin() + (first + rows.B) * N);
-    Tensor y = attn.forward(Tensor::from({rows.B, N, D}, xs), Tensor::from({rows.B, N}, ps));
+    Tensor y = attn(Tensor::from({rows.B, N, D}, xs), Tensor::from({rows.B, N}, ps));  // the form --impl picks
     return ShardLoss{mean(y), rows.B, 0};
   });
 }
@@ -418,8 +418,13 @@ TEST_CASE("routing's centroids: k-means on the first training batch, then the EM
   for (size_t i = 0; i < x1.size(); ++i)
     x1[i] = float(std::sin(1.0 + 0.7 * double(i))), x2[i] = float(std::cos(0.3 + 1.3 * double(i)));
   pad[size_t(1 * N + 2)] = 1, pad[size_t(4 * N + 2)] = 1;  // the last positions of examples 1 and 4: not members
+  // Both forms learn them: the update is the model's call's (Attention::call), after either form.
+  for (Impl impl : {Impl::fast, Impl::reference})
   for (Parallel asked : {Parallel::kAuto, Parallel::kBatch, Parallel::kOps})
     for (int threads : {1, 2, 3}) {
+      ImplScope form(impl);
+      const std::string impl_form = impl_name(impl);
+      CAPTURE(impl_form);
       // auto resolved as the trainer resolves it: batch for 6 examples of 8 tokens
       const Parallel mode = asked == Parallel::kAuto ? choose_parallel(B, 8, D, threads) : asked;
       const std::string asked_name = parallel_name(asked);
@@ -725,10 +730,11 @@ TEST_CASE("the pools keep at most 64 MiB in all, shared out among the threads' p
 
 // ---- reference() is a function of its input, parameters and buffers (issue 77, item 6) --------
 
-TEST_CASE("routing's, performer's and rfa's reference() write no buffer in training: the step's update does") {
+TEST_CASE("routing's, performer's and rfa's forward() and reference() write no buffer in training: the step's update does") {
   // Routing: before a step has set them, a training reference() routes by k-means on its own
   // batch and leaves the centroids and `initialized` as they were; the same random source gives the
-  // same output twice.  The fast form's step update then records them (initialized 0 -> 1).
+  // same output twice, and so does forward().  The model's call (Attention::call) then makes the
+  // step's update after the form: it records them (initialized 0 -> 1).
   // Performer and RFA with --redraw 1: reference() never redraws W nor counts a call.
   Rng x_source(12);
   Tensor x = Tensor::randn({2, 6, 8}, 1.0f, x_source);
@@ -751,8 +757,13 @@ TEST_CASE("routing's, performer's and rfa's reference() write no buffer in train
     }
     CHECK(outs[1] == outs[0]);
     CHECK(outs[2] == outs[0]);
-    if (variant == "routing") {
-      attn->forward(x, Tensor());  // outside a step: the update is made at once
+    if (variant == "routing") {  // its fast form alike: the update is the model's call's, not forward()'s
+      for (int call = 0; call < 2; ++call) {
+        global_rng() = Rng(8);
+        attn->forward(x, Tensor());
+        CHECK(values_of(*attn) == before);
+      }
+      (*attn)(x, Tensor());  // the model's call: outside a step the update is made at once
       CHECK(entry(values_of(*attn), "initialized")[0] == 1.0f);
     }
   }

@@ -212,7 +212,7 @@ SequenceClassifier::SequenceClassifier(const ModelConfig& c) : cfg_(c) {
   else tok_ = register_module("embed", std::make_shared<Embedding>(c.vocab, c.dim));
   if (c.positions == Positions::kLearned) pos_ = register_module("pos", std::make_shared<LearnedPositions>(positions, c.dim));
   else pos_ = register_module("pos", std::make_shared<SinusoidalPositions>(positions, c.dim));
-  if (c.pool == Pool::kCls) cls_ = register_parameter("cls", Tensor::randn({1, 1, c.dim}, 0.02f), false);
+  if (c.pool == Pool::kCls) cls_ = register_parameter("cls", Tensor::randn({1, 1, c.dim}, 0.02f), Decay::no);
   for (int64_t i = 0; i < c.layers; ++i)
     blocks.push_back(register_module("blocks." + std::to_string(i), std::make_shared<Block>(c)));
   ln_f_ = register_module("ln_f", std::make_shared<LayerNorm>(c.dim));

@@ -24,7 +24,7 @@ class CosineAttention : public Attention {
   explicit CosineAttention(const AttentionConfig& c) : Attention(c) {
     proj_ = register_module("proj", std::make_shared<QKVProjection>(c.dim, c.heads));
     // t = log tau, one per head; not weight-decayed (it is a scale, as a norm's gain is)
-    log_tau_ = register_parameter("log_tau", Tensor::full({c.heads}, std::log(float(knob("tau")))), false);
+    log_tau_ = register_parameter("log_tau", Tensor::full({c.heads}, std::log(float(knob("tau")))), Decay::no);
   }
 
   // The reference form: the cosines, times tau, a softmax over the allowed keys, a weighted sum.

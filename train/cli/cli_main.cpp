@@ -81,7 +81,7 @@ ModelConfig model_from_flags(const Flags& f, ModelConfig m) {
     else row.set(m, f.str(row.flag, ""));
   }
   for (auto& k : attention_info(m.model).knobs)
-    if (f.has(knob_flag(k.name))) m.knobs[k.name] = f.number(knob_flag(k.name), k.def);
+    if (f.has(knob_flag(k.name))) m.knobs[k.name] = knob_value(k, f.str(knob_flag(k.name), ""));
   return m;
 }
 

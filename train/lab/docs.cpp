@@ -163,7 +163,9 @@ std::string reference_source(const std::string& src, const std::string& file) {
   auto function_at = [&](size_t i, std::string* text) {
     size_t indent = lines[i].find_first_not_of(' '), a = i, b = i + 1;
     while (a > 0 && comment(lines[a - 1])) --a;
-    while (b < lines.size() && lines[b] != std::string(indent, ' ') + "}") ++b;
+    const std::string& first = lines[i];  // `... { return f(x); }`: one line
+    if (std::count(first.begin(), first.end(), '{') == std::count(first.begin(), first.end(), '}')) b = i;
+    while (b < lines.size() && b > i && lines[b] != std::string(indent, ' ') + "}") ++b;
     if (b == lines.size()) return false;
     for (size_t k = a; k <= b; ++k)
       if (lines[k].find(kShownMark) == std::string::npos)

@@ -96,7 +96,7 @@ int cmd_pattern(const std::vector<std::string>& args) {
         if (kn.name == k) replaced += std::string(replaced.empty() ? "" : ", ") + fmt("%g", kn.def);
     }
   for (auto& k : info.knobs)
-    if (f.has(flag_of(k.name))) c.knobs[k.name] = f.number(flag_of(k.name), k.def);
+    if (f.has(flag_of(k.name))) c.knobs[k.name] = knob_value(k, f.str(flag_of(k.name), ""));
   std::string out = f.str("out", model + "_pattern.png");
   fs::path op(out);
   std::string ext = op.extension().string(), dir = op.parent_path().empty() ? "." : op.parent_path().string();
