@@ -934,6 +934,40 @@ TEST_CASE("attnzoo docs --models NAME: its page follows its own records; no othe
   CHECK(!contains(recipe, "--models"));
 }
 
+TEST_CASE("every committed model page is what make docs writes now: a model's source, registration or records changed without it fails") {
+  // The pages quote each reference() and its helpers, the settings and the records; a change to
+  // one (synthesizer's modes as enums) left its page stale, and only the tour's excerpts were
+  // compared.  `attnzoo docs` over every model, as make docs runs it, in a copy of the tree with
+  // the committed maps (nothing retrains), must write each page byte for byte as committed.
+  const fs::path root = fs::absolute(src_root());
+  TempDir tmp("az_docs_all");
+  const fs::path tree = tmp.path, committed = root / "docs/models";
+  fs::create_directories(tree / "docs");
+  for (const char* d : {"attention", "mlp_mixer", "docs/lra", "docs/bench", "docs/recall"})
+    fs::create_directory_symlink(root / d, tree / d);
+  fs::copy(committed, tree / "docs/models", fs::copy_options::recursive);
+  for (const char* page : {"README.md", "docs/ARCHITECTURE.md"}) fs::copy_file(root / page, tree / page);
+  {
+    InDir at(tree);
+    cmd_docs({"--out", "docs/models", "--tour", "docs/tour.md", "--runs", "runs/docs", "--lists",
+              "README.md,docs/ARCHITECTURE.md", "--bin", fs::absolute(root / az::test::attnzoo_bin()).string()});
+  }
+  CHECK(!fs::exists(tree / "runs"));  // nothing retrained
+  int pages = 0;
+  std::vector<std::pair<fs::path, fs::path>> files = {{root / "docs/tour.md", tree / "docs/tour.md"}};
+  for (auto& e : fs::directory_iterator(committed)) files.push_back({e.path(), tree / "docs/models" / e.path().filename()});
+  for (auto& [was, now] : files) {
+    if (now.extension() == ".png") continue;
+    CAPTURE(now);
+    REQUIRE(fs::exists(now));
+    CHECK_MESSAGE(read(was) == read(now), (was.string() + " is not what `make docs` writes from the sources, the registry "
+                                           "and the records now: run `make docs MODELS=" + was.stem().string() +
+                                           "` (or `make docs`) and commit the pages"));
+    pages += now.extension() == ".md";
+  }
+  CHECK(pages >= int(attention_names().size()) + 1);  // every model's page and the index
+}
+
 TEST_CASE("make train a second time replaces the run it wrote before, in its own folder") {
   // (issue 77: a second make train stopped at "runs/listops-full already holds a run", rc 2)
   if (!attnzoo_runner().empty()) return;  // make's recipe names the native program

@@ -362,7 +362,8 @@ int cmd_models(const std::vector<std::string>& args) {
     const AttentionInfo& i = attention_info(name);
     std::printf("%-12s %-15s %s%s\n", name.c_str(), i.family.c_str(), i.summary.c_str(), i.causal_ok ? " [causal]" : "");
     for (auto& k : i.knobs)
-      std::printf("%-28s --%s %.15g (%.15g..%.15g): %s\n", "", knob_flag(k.name).c_str(), k.def, k.lo, k.hi,
+      std::printf("%-28s --%s %.15g (%.15g..%.15g%s): %s\n", "", knob_flag(k.name).c_str(), k.def, k.lo, k.hi,
+                  k.choices.empty() ? "" : (" or " + join(k.choices, "|")).c_str(),
                   k.help.c_str());  // whole numbers in full: 1..1048576, not 1..1.04858e+06
   }
   return 0;

@@ -1003,7 +1003,7 @@ int cmd_docs(const std::vector<std::string>& args) {
       md << "| flag | default | range | what it sets |\n|---|---:|---|---|\n";
       for (auto& k : info.knobs)
         md << "| `--" << flag_of(k.name) << "` | " << fmt("%g", k.def) << " | " << fmt("%g", k.lo) << " .. " << fmt("%g", k.hi)
-           << " | " << cell(k.help) << " |\n";
+           << (k.choices.empty() ? "" : ", or by name: " + join(k.choices, ", ")) << " | " << cell(k.help) << " |\n";
       md << "\n";
     }
     // The pattern picture, by the pattern command itself.
