@@ -514,6 +514,40 @@ TEST_CASE("docs: every function a source file marks for its page is on the page,
   CHECK(draw < ref);
 }
 
+TEST_CASE("a page shows each marked function and reference() whole: a signature of one line or of several") {
+  // (issue 77: a newcomer's two-line signature was cut to its first line, and a one-line
+  // reference() ran on to the next function's brace)
+  TempDir dir("az_docs_source");
+  fs::create_directories(dir / "attention");
+  std::ofstream(dir / "attention/toy.cpp") << R"(// toy
+namespace az {
+// Shown on the model's page beside reference().
+// Segment means.
+Tensor segments(const Tensor& x,
+                int64_t m) {
+  return x;
+}
+
+class Toy : public Attention {
+ public:
+  // Shown on the model's page beside reference().
+  int64_t twice(int64_t n) const { return 2 * n; }
+
+  // The reference form.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override { return segments(x, twice(1)); }
+
+ private:
+  void after() {
+  }
+};
+}  // namespace az
+)";
+  CHECK(page_source(dir.path, "attention/toy.cpp") ==
+        "// Segment means.\nTensor segments(const Tensor& x,\n                int64_t m) {\n  return x;\n}\n\n"
+        "int64_t twice(int64_t n) const { return 2 * n; }\n\n"
+        "// The reference form.\nTensor reference(const Tensor& x, const Tensor& key_pad) override { return segments(x, twice(1)); }\n");
+}
+
 TEST_CASE("attnzoo docs --maps train draws each map into --out, and the page shows it") {
   // (issue 66: the maps went into the map run's folder, and every page said "No map yet")
   TempDir tmp("az_docs_maps");

@@ -164,7 +164,8 @@ std::string reference_source(const std::string& src, const std::string& file) {
     size_t indent = lines[i].find_first_not_of(' '), a = i, b = i + 1;
     while (a > 0 && comment(lines[a - 1])) --a;
     const std::string& first = lines[i];  // `... { return f(x); }`: one line
-    if (std::count(first.begin(), first.end(), '{') == std::count(first.begin(), first.end(), '}')) b = i;
+    const auto opened = std::count(first.begin(), first.end(), '{');
+    if (opened > 0 && opened == std::count(first.begin(), first.end(), '}')) b = i;
     while (b < lines.size() && b > i && lines[b] != std::string(indent, ' ') + "}") ++b;
     if (b == lines.size()) return false;
     for (size_t k = a; k <= b; ++k)
@@ -1117,5 +1118,7 @@ int cmd_docs(const std::vector<std::string>& args) {
   if (failures) fail("docs: " + std::to_string(failures) + " map training run(s) failed (see the pages and " + o.runs + ")");
   return 0;
 }
+
+std::string page_source(const std::string& src, const std::string& file) { return reference_source(src, file); }
 
 }  // namespace az

@@ -30,6 +30,12 @@ std::string records_stamp(const std::vector<LraSource>& sources);
 // registration from outside the tree: a test's, or a user's own folder).
 std::string model_source(const std::string& src, const std::string& name);
 
+// What a model's page shows of SRC/FILE (attention/NAME.cpp): each function marked
+// `// Shown on the model's page beside reference().`, then reference(), each with
+// the comment above it and de-indented, whole from its signature (one line or
+// several) to its closing brace.
+std::string page_source(const std::string& src, const std::string& file);
+
 // The zoo in the lecture's order: every registered model with its file under SRC,
 // ordered by its registration's AttentionInfo::lecture {stop, seat}.
 std::vector<std::string> zoo_models(const std::string& src);
