@@ -636,7 +636,7 @@ class SettingWatchdog {
     while (!done_) {
       cv_.wait_for(l, std::chrono::milliseconds(100));
       if (running_ && std::chrono::duration<double>(Clock::now() - t0_).count() > limit_) {
-        std::fprintf(stderr, "test_hardening: %s ran over %g s on a batch of two 12-token sequences: a setting's cost "
+        std::fprintf(stderr, "test_hardening: %s ran over %g s: a setting's cost "
                      "must follow the sequence (clamp it to the sequence's length, as local's --window and bigbird's "
                      "--block are, or narrow its range in the registration); stopping here rather than hang\n",
                      what_.c_str(), limit_);
@@ -666,7 +666,7 @@ TEST_CASE("the settings watchdog ends a setting that runs past its limit with on
     if (pid == 0) {
       if (!std::freopen(log.c_str(), "w", stderr)) std::_Exit(9);
       SettingWatchdog w(0.3);
-      w.start("model 'slow' with --landmarks 4096, N 12");
+      w.start("model 'slow' with --landmarks 4096 on 2 sequences of 12 tokens");
       std::this_thread::sleep_for(std::chrono::milliseconds(overrun ? 5000 : 50));
       w.stop();
       std::this_thread::sleep_for(std::chrono::milliseconds(500));  // stopped: past the limit, no alarm
@@ -681,7 +681,7 @@ TEST_CASE("the settings watchdog ends a setting that runs past its limit with on
     if (overrun) {
       CHECK(WEXITSTATUS(st) == 3);
       CHECK(took < 4.0);  // at its limit (0.3 s, checked every 0.1 s), not when the setting ends
-      CHECK(text.find("test_hardening: model 'slow' with --landmarks 4096, N 12 ran over 0.3 s") == 0);
+      CHECK(text.find("test_hardening: model 'slow' with --landmarks 4096 on 2 sequences of 12 tokens ran over 0.3 s: ") == 0);
       CHECK(text.find("clamp it to the sequence's length") != std::string::npos);
       CHECK(std::count(text.begin(), text.end(), '\n') == 1);
     } else {
@@ -722,7 +722,8 @@ TEST_CASE("every model's settings at the ends of their ranges, on short and padd
         if (!knob.empty() && value > 100000) continue;
         global_rng().seed_with(7);
         const std::string what = "model '" + name + "'" + (knob.empty() ? std::string(" at its defaults") :
-                                 " with --" + knob + " " + fmt("%g", value)) + ", N " + std::to_string(N);
+                                 " with --" + knob + " " + fmt("%g", value)) + " on 2 sequences of " + std::to_string(N) +
+                                 (N == 1 ? " token" : " tokens");
         watchdog.start(what);
         std::string err = error_of([&] {
           SequenceClassifier model(m);
