@@ -42,7 +42,7 @@ struct Knob {
   std::string name;
   double def, lo, hi;  // default and inclusive range
   std::string help;
-  // A mode's names, value i's at [i] (synthesizer's {"dense", "random", "factorized"}): the flag
+  // A mode's names, value i's at [i] (synthesizer's {"dense", "random", "factorised"}): the flag
   // takes the name or the number, and the variant reads it as its own enum class.  Empty: a number.
   std::vector<std::string> choices = {};
 };
