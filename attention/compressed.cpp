@@ -31,6 +31,27 @@ class CompressedAttention : public Attention {
     conv_v_ = register_module("conv_v", std::make_shared<Linear>(c_ * c.dim, c.dim));
   }
 
+ private:
+  // x [B,N,D] -> [B,M,D]: zero padding and the ragged tail, then blocks of c rows -> Linear.
+  Tensor compress(const std::shared_ptr<Linear>& conv, Tensor t, const Tensor& key_pad) const {
+    int64_t B = t.size(0), N = t.size(1), D = t.size(2), M = (N + c_ - 1) / c_;
+    if (key_pad.defined()) t = mul(t, reshape(key_keep(key_pad), {B, N, 1}));
+    if (M * c_ != N) t = concat({t, Tensor::zeros({B, M * c_ - N, D})}, 1);
+    return conv->forward(reshape(t, {B, M, c_ * D}));
+  }
+
+  // [B,M]: 1 for a slot all of whose positions are padding (excluded), or undefined without padding.
+  Tensor empty_slots(int64_t B, int64_t N, const Tensor& key_pad) const {
+    if (!key_pad.defined()) return Tensor();
+    int64_t M = (N + c_ - 1) / c_;
+    Tensor slot_pad = Tensor::ones({B, M});
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < N; ++j)
+        if (key_pad.data()[b * N + j] == 0) slot_pad.data()[b * M + j / c_] = 0.0f;
+    return slot_pad;
+  }
+
+ public:
   // The reference form: keys and values compressed by the strided convolution, then softmax attention
   // of the N queries over the M = ceil(N/c) slots.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -77,25 +98,6 @@ class CompressedAttention : public Attention {
   }
 
  private:
-  // x [B,N,D] -> [B,M,D]: zero padding and the ragged tail, then blocks of c rows -> Linear.
-  Tensor compress(const std::shared_ptr<Linear>& conv, Tensor t, const Tensor& key_pad) const {
-    int64_t B = t.size(0), N = t.size(1), D = t.size(2), M = (N + c_ - 1) / c_;
-    if (key_pad.defined()) t = mul(t, reshape(key_keep(key_pad), {B, N, 1}));
-    if (M * c_ != N) t = concat({t, Tensor::zeros({B, M * c_ - N, D})}, 1);
-    return conv->forward(reshape(t, {B, M, c_ * D}));
-  }
-
-  // [B,M]: 1 for a slot all of whose positions are padding (excluded), or undefined without padding.
-  Tensor empty_slots(int64_t B, int64_t N, const Tensor& key_pad) const {
-    if (!key_pad.defined()) return Tensor();
-    int64_t M = (N + c_ - 1) / c_;
-    Tensor slot_pad = Tensor::ones({B, M});
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t j = 0; j < N; ++j)
-        if (key_pad.data()[b * N + j] == 0) slot_pad.data()[b * M + j / c_] = 0.0f;
-    return slot_pad;
-  }
-
   // weights: the [B,H,N,M] matrix (attention_weights only); the forward pass never stores it.
   Tensor run(const Tensor& x, const Tensor& key_pad, Tensor* weights) {
     int64_t B = x.size(0), N = x.size(1), H = cfg_.heads;

@@ -40,6 +40,18 @@ class GlobalAttention : public BlockSparseAttention {
     if (learned_) tokens_ = register_parameter("tokens", Tensor::randn({g_, c.dim}, 0.02f), Decay::no);
   }
 
+ private:
+  // [tokens ; x] with its padding mask (the tokens are never padding).
+  Tensor extend(const Tensor& x, const Tensor& key_pad, Tensor* pad) const {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("attention input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
+    int64_t B = x.size(0);
+    Tensor t = add(Tensor::zeros({B, g_, cfg_.dim}), reshape(tokens_, {1, g_, cfg_.dim}));  // [B,g,D]
+    if (key_pad.defined()) *pad = concat({Tensor::zeros({B, g_}), key_pad}, 1);
+    return concat({t, x}, 1);
+  }
+
+ public:
   // The reference form: the global rows and columns as a rule over all N x N
   // entries, then softmax attention (with learned tokens, over [tokens ; x]).
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -89,15 +101,6 @@ class GlobalAttention : public BlockSparseAttention {
   std::vector<std::string> legend() const override { return {"global"}; }
 
  private:
-  // [tokens ; x] with its padding mask (the tokens are never padding).
-  Tensor extend(const Tensor& x, const Tensor& key_pad, Tensor* pad) const {
-    if (x.dim() != 3 || x.size(2) != cfg_.dim)
-      fail("attention input " + shape_str(x.shape()) + " must be [B,N," + std::to_string(cfg_.dim) + "]");
-    int64_t B = x.size(0);
-    Tensor t = add(Tensor::zeros({B, g_, cfg_.dim}), reshape(tokens_, {1, g_, cfg_.dim}));  // [B,g,D]
-    if (key_pad.defined()) *pad = concat({Tensor::zeros({B, g_}), key_pad}, 1);
-    return concat({t, x}, 1);
-  }
   int64_t g_;
   bool learned_ = false;
   Tensor tokens_;                     // [g, D] when learned

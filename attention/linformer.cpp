@@ -36,6 +36,16 @@ class Linformer : public Attention {
     f_ = knob_int("share_kv") ? e_ : register_parameter("F", Tensor::uniform(s, -a, a, global_rng()));
   }
 
+ private:
+  static Tensor slice(const Tensor& p, int64_t n) { return p.size(-1) == n ? p : narrow(p, -1, 0, n); }
+
+  void check_length(int64_t N) const {
+    if (N > cfg_.max_len)
+      fail("linformer: sequence of " + std::to_string(N) + " positions is longer than --seq-len " +
+           std::to_string(cfg_.max_len) + " that sized E and F");
+  }
+
+ public:
   // The reference form: keys and values projected along the positions by E and F, then softmax attention
   // of the N queries over the k projected keys.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -78,14 +88,6 @@ class Linformer : public Attention {
   }
 
  private:
-  static Tensor slice(const Tensor& p, int64_t n) { return p.size(-1) == n ? p : narrow(p, -1, 0, n); }
-
-  void check_length(int64_t N) const {
-    if (N > cfg_.max_len)
-      fail("linformer: sequence of " + std::to_string(N) + " positions is longer than --seq-len " +
-           std::to_string(cfg_.max_len) + " that sized E and F");
-  }
-
   // q [B,H,N,d]; k, v projected to [B,H,k,d].
   void compress(const Tensor& x, const Tensor& key_pad, Tensor& q, Tensor& k, Tensor& v) {
     int64_t B = x.size(0), N = x.size(1);

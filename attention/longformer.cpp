@@ -65,7 +65,7 @@ class LongformerAttention : public BlockSparseAttention {
     return masked_attention(*proj_, x, rule, key_pad, cfg_.dropout, is_training());
   }
 
- // Generation (causal): a KV cache of the last w*s+1 positions; local heads read w+1 of them, dilated heads every s-th.
+  // Generation (causal): a KV cache of the last w*s+1 positions; local heads read w+1 of them, dilated heads every s-th.
   std::unique_ptr<DecodeState> decoder() override {
     std::vector<int64_t> windows(size_t(cfg_.heads), knob_int("window")), strides(size_t(cfg_.heads), 1);
     for (int64_t h = cfg_.heads - dilated_; h < cfg_.heads; ++h) strides[size_t(h)] = knob_int("dilation");

@@ -107,6 +107,26 @@ class Performer : public FeatureMapAttention {
     std::memcpy(projection_.data(), w.data(), sizeof(float) * size_t(w.numel()));
   }
 
+ private:
+  // The stabiliser c, subtracted inside exp: a constant factor e^-c that cancels in the ratio, so it
+  // takes no gradient (detached, as the public code does).  Queries: each row's max.  Keys: the max
+  // over the example's real keys and features, or none when causal (a max over keys would span later
+  // keys); 0 for an example with no real key.
+  static Tensor query_stabiliser(const Tensor& eq) { return max(eq, 3, /*keepdim=*/true).detach(); }
+  Tensor key_stabiliser(const Tensor& ek) const {
+    if (cfg_.causal) return Tensor::zeros({1});
+    Tensor ck = max(max(ek, 3, /*keepdim=*/true), 2, /*keepdim=*/true).detach();
+    for (int64_t i = 0; i < ck.numel(); ++i)
+      if (!std::isfinite(ck.data()[i])) ck.data()[i] = 0;
+    return ck;
+  }
+  // -inf at padded keys' exponents [B,H,N,m], so their phi is exp(-inf) = 0.
+  static Tensor without_padded_keys(const Tensor& ek, const Tensor& key_pad) {
+    if (!key_pad.defined()) return ek;
+    return masked_fill(ek, reshape(key_pad, {ek.size(0), 1, ek.size(2), 1}), -INFINITY);
+  }
+
+ public:
   // ---- 3. FAVOR+: positive features, then linear attention -----------------------------------
   // The reference form: FAVOR+'s features phi(x) = m^-1/2 exp(W x^ - |x^|^2/2 - c), then linear attention.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
@@ -138,24 +158,6 @@ class Performer : public FeatureMapAttention {
   }
 
  private:
-  // The stabiliser c, subtracted inside exp: a constant factor e^-c that cancels in the ratio, so it
-  // takes no gradient (detached, as the public code does).  Queries: each row's max.  Keys: the max
-  // over the example's real keys and features, or none when causal (a max over keys would span later
-  // keys); 0 for an example with no real key.
-  static Tensor query_stabiliser(const Tensor& eq) { return max(eq, 3, /*keepdim=*/true).detach(); }
-  Tensor key_stabiliser(const Tensor& ek) const {
-    if (cfg_.causal) return Tensor::zeros({1});
-    Tensor ck = max(max(ek, 3, /*keepdim=*/true), 2, /*keepdim=*/true).detach();
-    for (int64_t i = 0; i < ck.numel(); ++i)
-      if (!std::isfinite(ck.data()[i])) ck.data()[i] = 0;
-    return ck;
-  }
-  // -inf at padded keys' exponents [B,H,N,m], so their phi is exp(-inf) = 0.
-  static Tensor without_padded_keys(const Tensor& ek, const Tensor& key_pad) {
-    if (!key_pad.defined()) return ek;
-    return masked_fill(ek, reshape(key_pad, {ek.size(0), 1, ek.size(2), 1}), -INFINITY);
-  }
-
   // phi(q), phi(k) [B,H,N,m] (phi(k) zero at padding) and v [B,H,N,d].
   QKVProjection::Heads feature_map(const Tensor& x, const Tensor& key_pad) override {
     auto h = proj_->project(x);

@@ -30,9 +30,9 @@
 // And the MLP output is used as log-scores directly (no log(relu(.)+eps)).
 //
 // Read in the paper's order: 1. Sinkhorn normalisation, 2. the sorting network,
-// 3. the learned sort (block summaries, scores, Gumbel noise, temperature,
-// Sinkhorn: P), then the padding bookkeeping it needs (which positions and
-// blocks are real, which sorted slots count as padding), 4. reference(): P
+// then the padding bookkeeping the sort needs (which positions and blocks are
+// real), 3. the learned sort (block summaries, scores, Gumbel noise, temperature,
+// Sinkhorn: P; which sorted slots count as padding), 4. reference(): P
 // mixes the key and value blocks, then block attention in composed ops;
 // 5. forward(): the same through one chunk kernel (kernels/sinkhorn_kernel.cpp).
 //
@@ -88,56 +88,6 @@ class SinkhornAttention : public Attention {
     sortcut_ = knob_int("sortcut");
   }
 
-  // ---- 3. the learned sort, where both forms start -------------------------------------------
-  // What both forms start from: q, k, v padded to whole blocks, the padding, and the soft permutation P.
-  struct Sorted {
-    int64_t B, N, H, d, b, nb, Np;
-    Tensor q, k, v;      // [B,H,Np,d]
-    Tensor kp, valid;    // [B,Np] 1 at padding; [B,1,Np,1] 1 at real tokens
-    bool any_pad = false;
-    Tensor P;            // [B,H,nb,nb]
-  };
-
-  // Shown on the model's page beside reference().
-  Sorted sort_blocks(const Tensor& x, const Tensor& key_pad) {
-    check_input(x, key_pad);
-    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim();
-    int64_t b = std::min(block_, N);  // a sequence shorter than a block is one block, not padded
-    int64_t nb = (N + b - 1) / b, Np = nb * b;
-    Sorted st;
-    st.B = B, st.N = N, st.H = H, st.d = d, st.b = b, st.nb = nb, st.Np = Np;
-
-    auto h = proj_->project(x);
-    Tensor q = pad_positions(h.q, Np), k = pad_positions(h.k, Np), v = pad_positions(h.v, Np);  // [B,H,Np,d]
-    BlockPadding pad = block_padding(B, N, b, nb, key_pad);  // which positions and blocks are real (below)
-    Tensor valid = pad.valid, inv = pad.inv;
-
-    // The sorting network: block summaries (the mean of each block's real queries, of its real keys)
-    // -> (N/b) x (N/b) scores R_ij = SortNet(mean q of block i) . (mean k of block j) / sqrt(d).
-    auto pool = [&](const Tensor& t) { return mul(sum(reshape(mul(t, valid), {B, H, nb, b, d}), 3), inv); };
-    Tensor R = mul_scalar(matmul(sort_->forward(pool(q)), pool(k), /*trans_a=*/false, /*trans_b=*/true), 1.0f / std::sqrt(float(d)));
-    // Gumbel noise in training, the temperature, then Sinkhorn: a soft permutation of the blocks.
-    if (is_training()) R = add(R, gumbel({B, H, nb, nb}));
-    Tensor logP = log_sinkhorn(mul_scalar(R, 1.0f / temperature_), iters_, pad.any_empty ? pad.out_mask : Tensor());
-    st.P = exp(logP);  // [B,H,nb,nb], doubly stochastic over the non-empty blocks
-    st.q = q, st.k = k, st.v = v, st.kp = pad.kp, st.valid = pad.valid, st.any_pad = pad.any_pad;
-    return st;
-  }
-
-  // Shown on the model's page beside reference().
-  // Gumbel(0,1) noise -log(-log u), no gradient.  Counter-based like dropout's mask (one draw of
-  // the seeded source, then element i's u from a hash of its index counted over the whole batch):
-  // an example gets the same noise however a batch is split among threads or processes.
-  static Tensor gumbel(const Shape& s) {
-    Tensor g = Tensor::empty(s);
-    const uint64_t key = global_rng().next_u64(), base = mask_counter_base(s[0], g.numel());
-    for (int64_t i = 0; i < g.numel(); ++i) {
-      float u = float(hash64(key ^ (base + uint64_t(i)) * 0x9e3779b97f4a7c15ULL) >> 40) * (1.0f / 16777216.0f);
-      g.data()[i] = -std::log(-std::log(u + 1e-9f) + 1e-9f);
-    }
-    return g;
-  }
-
   // ---- the padding bookkeeping the sort needs ----------------------------------------------
   void check_input(const Tensor& x, const Tensor& key_pad) const {
     if (x.dim() != 3 || x.size(2) != cfg_.dim)
@@ -189,6 +139,56 @@ class SinkhornAttention : public Attention {
           p.out_mask.data()[(bi * nb + i) * nb + j] = empty[size_t(bi * nb + i)] || empty[size_t(bi * nb + j)];
     }
     return p;
+  }
+
+  // ---- 3. the learned sort, where both forms start -------------------------------------------
+  // What both forms start from: q, k, v padded to whole blocks, the padding, and the soft permutation P.
+  struct Sorted {
+    int64_t B, N, H, d, b, nb, Np;
+    Tensor q, k, v;      // [B,H,Np,d]
+    Tensor kp, valid;    // [B,Np] 1 at padding; [B,1,Np,1] 1 at real tokens
+    bool any_pad = false;
+    Tensor P;            // [B,H,nb,nb]
+  };
+
+  // Shown on the model's page beside reference().
+  Sorted sort_blocks(const Tensor& x, const Tensor& key_pad) {
+    check_input(x, key_pad);
+    int64_t B = x.size(0), N = x.size(1), H = cfg_.heads, d = cfg_.head_dim();
+    int64_t b = std::min(block_, N);  // a sequence shorter than a block is one block, not padded
+    int64_t nb = (N + b - 1) / b, Np = nb * b;
+    Sorted st;
+    st.B = B, st.N = N, st.H = H, st.d = d, st.b = b, st.nb = nb, st.Np = Np;
+
+    auto h = proj_->project(x);
+    Tensor q = pad_positions(h.q, Np), k = pad_positions(h.k, Np), v = pad_positions(h.v, Np);  // [B,H,Np,d]
+    BlockPadding pad = block_padding(B, N, b, nb, key_pad);  // which positions and blocks are real (above)
+    Tensor valid = pad.valid, inv = pad.inv;
+
+    // The sorting network: block summaries (the mean of each block's real queries, of its real keys)
+    // -> (N/b) x (N/b) scores R_ij = SortNet(mean q of block i) . (mean k of block j) / sqrt(d).
+    auto pool = [&](const Tensor& t) { return mul(sum(reshape(mul(t, valid), {B, H, nb, b, d}), 3), inv); };
+    Tensor R = mul_scalar(matmul(sort_->forward(pool(q)), pool(k), /*trans_a=*/false, /*trans_b=*/true), 1.0f / std::sqrt(float(d)));
+    // Gumbel noise in training, the temperature, then Sinkhorn: a soft permutation of the blocks.
+    if (is_training()) R = add(R, gumbel({B, H, nb, nb}));
+    Tensor logP = log_sinkhorn(mul_scalar(R, 1.0f / temperature_), iters_, pad.any_empty ? pad.out_mask : Tensor());
+    st.P = exp(logP);  // [B,H,nb,nb], doubly stochastic over the non-empty blocks
+    st.q = q, st.k = k, st.v = v, st.kp = pad.kp, st.valid = pad.valid, st.any_pad = pad.any_pad;
+    return st;
+  }
+
+  // Shown on the model's page beside reference().
+  // Gumbel(0,1) noise -log(-log u), no gradient.  Counter-based like dropout's mask (one draw of
+  // the seeded source, then element i's u from a hash of its index counted over the whole batch):
+  // an example gets the same noise however a batch is split among threads or processes.
+  static Tensor gumbel(const Shape& s) {
+    Tensor g = Tensor::empty(s);
+    const uint64_t key = global_rng().next_u64(), base = mask_counter_base(s[0], g.numel());
+    for (int64_t i = 0; i < g.numel(); ++i) {
+      float u = float(hash64(key ^ (base + uint64_t(i)) * 0x9e3779b97f4a7c15ULL) >> 40) * (1.0f / 16777216.0f);
+      g.data()[i] = -std::log(-std::log(u + 1e-9f) + 1e-9f);
+    }
+    return g;
   }
 
   // Which keys of each query block are excluded, [B,H,nb,1,ck] (undefined without padding): padded

@@ -51,6 +51,26 @@ class Synthesizer : public Attention {
     }
   }
 
+ private:
+  void check_length(int64_t N) const {
+    if (N > cfg_.max_len)
+      fail("synthesizer: sequence of " + std::to_string(N) + " positions is longer than --seq-len " +
+           std::to_string(cfg_.max_len) + " that sized its logits");
+  }
+
+  // The first n entries along `axis`.
+  static Tensor first(const Tensor& t, int axis, int64_t n) { return t.size(axis) == n ? t : narrow(t, axis, 0, n); }
+
+  // Boolean mask broadcasting to [B,H,N,N] (undefined when nothing is excluded).
+  Tensor mask(int64_t N, const Tensor& key_pad) const {
+    Tensor m = cfg_.causal ? reshape(causal_mask(N), {1, 1, N, N}) : Tensor();
+    if (key_pad.defined()) m = m.defined() ? add(m, key_mask(key_pad)) : key_mask(key_pad);
+    return m;
+  }
+
+  Tensor random_logits(int64_t N) const { return first(first(r1_, 1, N), 2, N); }  // [H,N,N]
+
+ public:
   // The reference form: the synthetic logits of the mode, then softmax(logits | padding, causal) V.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     int64_t B = x.size(0), N = x.size(1), H = cfg_.heads;
@@ -111,26 +131,10 @@ class Synthesizer : public Attention {
 
  private:
   class Decode;
-  void check_length(int64_t N) const {
-    if (N > cfg_.max_len)
-      fail("synthesizer: sequence of " + std::to_string(N) + " positions is longer than --seq-len " +
-           std::to_string(cfg_.max_len) + " that sized its logits");
-  }
-
-  // The first n entries along `axis`.
-  static Tensor first(const Tensor& t, int axis, int64_t n) { return t.size(axis) == n ? t : narrow(t, axis, 0, n); }
-
   // [1,h,..] -> [B,H,..] by copies (h = 1 or H): the fused op wants equal leading dims.
   static Tensor expand(const Tensor& t, int64_t B, int64_t H) {
     Tensor r = H > 1 ? concat(std::vector<Tensor>(size_t(H), t), 1) : t;
     return B > 1 ? concat(std::vector<Tensor>(size_t(B), r), 0) : r;
-  }
-
-  // Boolean mask broadcasting to [B,H,N,N] (undefined when nothing is excluded).
-  Tensor mask(int64_t N, const Tensor& key_pad) const {
-    Tensor m = cfg_.causal ? reshape(causal_mask(N), {1, 1, N, N}) : Tensor();
-    if (key_pad.defined()) m = m.defined() ? add(m, key_mask(key_pad)) : key_mask(key_pad);
-    return m;
   }
 
   // Dense and factorised modes as a product of two [B,H,N,r] factors, logits = a b^T.
@@ -149,8 +153,6 @@ class Synthesizer : public Attention {
       b = expand(reshape(first(r2_, 1, N), {1, H, N, k}), B, 1);
     }
   }
-
-  Tensor random_logits(int64_t N) const { return first(first(r1_, 1, N), 2, N); }  // [H,N,N]
 
   // softmax(R | masks) V with R [H,N,N] shared by the batch.
   Tensor random_mode(const Tensor& v, const Tensor& key_pad) {

@@ -42,6 +42,19 @@ class FNet : public Attention {
  public:
   explicit FNet(const AttentionConfig& c) : Attention(c) {}
 
+ private:
+  // The k-point DFT's real and imaginary parts (up to sign): C[j,l] = cos(2 pi j l / k), S[j,l] = sin(..).
+  static std::pair<Tensor, Tensor> dft(int64_t k) {
+    Tensor C = Tensor::empty({k, k}), S = Tensor::empty({k, k});
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t l = 0; l < k; ++l) {
+        double a = 2.0 * M_PI * double((j * l) % k) / double(k);  // j l mod k keeps the angle small
+        C.data()[j * k + l] = float(std::cos(a)), S.data()[j * k + l] = float(std::sin(a));
+      }
+    return {C, S};
+  }
+
+ public:
   // The reference form: the DFT as matrix products, y = s Re(F_n X F_D) = s (C_n X C_D - S_n X S_D),
   // with F_k = C_k - i S_k, C_k[j,l] = cos(2 pi j l / k), S_k[j,l] = sin(2 pi j l / k).  Example by example:
   // X is its rows with padding zeroed, n its own length (own_length) or N; rows past n give 0.
@@ -79,18 +92,6 @@ class FNet : public Attention {
 
   Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing
     return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "Fourier mixing");
-  }
-
- private:
-  // The k-point DFT's real and imaginary parts (up to sign): C[j,l] = cos(2 pi j l / k), S[j,l] = sin(..).
-  static std::pair<Tensor, Tensor> dft(int64_t k) {
-    Tensor C = Tensor::empty({k, k}), S = Tensor::empty({k, k});
-    for (int64_t j = 0; j < k; ++j)
-      for (int64_t l = 0; l < k; ++l) {
-        double a = 2.0 * M_PI * double((j * l) % k) / double(k);  // j l mod k keeps the angle small
-        C.data()[j * k + l] = float(std::cos(a)), S.data()[j * k + l] = float(std::sin(a));
-      }
-    return {C, S};
   }
 };
 

@@ -47,6 +47,27 @@ class GMlp : public Attention {
   // Generation (causal): the past rows of LN(Z2); position t's gate is row t of W_s times them.
   std::unique_ptr<DecodeState> decoder() override;
 
+ private:
+  int64_t check_input(const Tensor& x) const {
+    if (x.dim() != 3 || x.size(2) != cfg_.dim)
+      fail("gmlp: input must be [B,N," + std::to_string(cfg_.dim) + "], got " + shape_str(x.shape()));
+    if (x.size(1) > cfg_.max_len)
+      fail("gmlp: sequence of " + std::to_string(x.size(1)) + " positions exceeds --seq-len " +
+           std::to_string(cfg_.max_len) + " (the spatial weights are max_len x max_len)");
+    return x.size(1);
+  }
+  // W_s[:N,:N], with the entries above the diagonal zeroed when causal.
+  Tensor spatial(int64_t N) const {
+    Tensor w = N == cfg_.max_len ? ws_ : narrow(narrow(ws_, 0, 0, N), 1, 0, N);
+    return cfg_.causal ? masked_fill(w, causal_mask(N), 0.0f) : w;
+  }
+  static Tensor keep_rows(const Tensor& key_pad) {  // [B,N] -> [B,N,1], 1 at real positions
+    Tensor k = Tensor::empty({key_pad.size(0), key_pad.size(1), 1});
+    for (int64_t i = 0; i < key_pad.numel(); ++i) k.data()[i] = key_pad.data()[i] != 0 ? 0.0f : 1.0f;
+    return k;
+  }
+
+ public:
   // The reference form: the spatial gating unit with its layer norm written out.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     int64_t N = check_input(x);
@@ -89,24 +110,6 @@ class GMlp : public Attention {
 
  private:
   class Decode;
-  int64_t check_input(const Tensor& x) const {
-    if (x.dim() != 3 || x.size(2) != cfg_.dim)
-      fail("gmlp: input must be [B,N," + std::to_string(cfg_.dim) + "], got " + shape_str(x.shape()));
-    if (x.size(1) > cfg_.max_len)
-      fail("gmlp: sequence of " + std::to_string(x.size(1)) + " positions exceeds --seq-len " +
-           std::to_string(cfg_.max_len) + " (the spatial weights are max_len x max_len)");
-    return x.size(1);
-  }
-  // W_s[:N,:N], with the entries above the diagonal zeroed when causal.
-  Tensor spatial(int64_t N) const {
-    Tensor w = N == cfg_.max_len ? ws_ : narrow(narrow(ws_, 0, 0, N), 1, 0, N);
-    return cfg_.causal ? masked_fill(w, causal_mask(N), 0.0f) : w;
-  }
-  static Tensor keep_rows(const Tensor& key_pad) {  // [B,N] -> [B,N,1], 1 at real positions
-    Tensor k = Tensor::empty({key_pad.size(0), key_pad.size(1), 1});
-    for (int64_t i = 0; i < key_pad.numel(); ++i) k.data()[i] = key_pad.data()[i] != 0 ? 0.0f : 1.0f;
-    return k;
-  }
   int64_t h_;
   std::shared_ptr<Linear> u1_, u2_, v_;
   std::shared_ptr<LayerNorm> norm_;

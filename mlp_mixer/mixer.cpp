@@ -59,31 +59,7 @@ class MlpMixer : public Attention {
     b2_ = register_parameter("token_fc2.bias", Tensor::zeros({c.max_len}), Decay::no);      // [max_len]
   }
 
-  // The reference form: Y = W2 gelu(W1^T X + b1) + b2 for each example's X [N,D], hidden units
-  // across positions, per channel.
-  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
-    Weights w = weights(check_input(x));
-    Tensor X = padding_zeroed(x, key_pad);                                        // [B,N,D]
-    Tensor hidden = gelu(matmul(w.w1, X, true) + reshape(w.b1, {w.b1.size(0), 1}));  // [B,D_S,D]
-    return matmul(w.w2, hidden) + reshape(w.b2, {w.b2.size(0), 1});                // [B,N,D]
-  }
-
-  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.  The fast form: one fused op
-  // (token_mlp.h: each example's products, bias adds and GELU back to back, in cache).
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
-    Weights w = weights(check_input(x));
-    return token_mlp(padding_zeroed(x, key_pad), w.w1, w.b1, w.w2, w.b2);
-  }
-
-  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing
-    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "token MLP");
-  }
-
-  // Generation (causal): the past inputs and finished hidden units (Decode below).
-  std::unique_ptr<DecodeState> decoder() override;
-
  private:
-  class Decode;
   // The token-mixing weights for N positions: W1, W2 [N, D_S], b1 [D_S], b2 [N].
   struct Weights {
     Tensor w1, b1, w2, b2;
@@ -117,6 +93,33 @@ class MlpMixer : public Attention {
     for (int64_t i = 0; i < key_pad.numel(); ++i) k.data()[i] = key_pad.data()[i] != 0 ? 0.0f : 1.0f;
     return k;
   }
+
+ public:
+  // The reference form: Y = W2 gelu(W1^T X + b1) + b2 for each example's X [N,D], hidden units
+  // across positions, per channel.
+  Tensor reference(const Tensor& x, const Tensor& key_pad) override {
+    Weights w = weights(check_input(x));
+    Tensor X = padding_zeroed(x, key_pad);                                        // [B,N,D]
+    Tensor hidden = gelu(matmul(w.w1, X, true) + reshape(w.b1, {w.b1.size(0), 1}));  // [B,D_S,D]
+    return matmul(w.w2, hidden) + reshape(w.b2, {w.b2.size(0), 1});                // [B,N,D]
+  }
+
+  // x [B,N,D] -> [B,N,D]; key_pad [B,N] (1 = padding) or undefined.  The fast form: one fused op
+  // (token_mlp.h: each example's products, bias adds and GELU back to back, in cache).
+  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+    Weights w = weights(check_input(x));
+    return token_mlp(padding_zeroed(x, key_pad), w.w1, w.b1, w.w2, w.b2);
+  }
+
+  Pattern pattern(const Tensor& x, const Tensor& key_pad) override {  // padded positions contribute nothing
+    return all_keys_pattern(x.size(1), key_pad, cfg_.causal, "token MLP");
+  }
+
+  // Generation (causal): the past inputs and finished hidden units (Decode below).
+  std::unique_ptr<DecodeState> decoder() override;
+
+ private:
+  class Decode;
   int64_t ds_;
   Tensor w1_, b1_, w2_, b2_;
 };
