@@ -21,8 +21,8 @@
 // every --redraw training steps, once per step before its forward passes
 // (before_step), and fixed in eval; the --features setting is m, its rows.
 // forward() runs the fused features and kernel (kernels/kernel_util.h, with a
-// hand-written backward); reference() below is FAVOR+ in composed ops, a
-// function of its input, parameters and buffers: it never redraws.
+// hand-written backward); reference() below is FAVOR+ in composed ops.  Both
+// are functions of their input, parameters and buffers: neither redraws.
 // Deviation from the paper: W is redrawn every --redraw steps (1000), not at
 // every step.  How the other choices differ from the public code, and why:
 // docs/performer.md.
@@ -96,7 +96,7 @@ class Performer : public FeatureMapAttention {
   // ---- 2. the redraw: a fresh W every --redraw training steps --------------------------------
   // redraw_due (kernels/kernel_util.h, shared with RFA) counts training steps in the buffer calls_,
   // so a resumed run keeps the schedule.  The draw is made once a step, before the step's shards
-  // run (train/parallel.h); the shards never draw, and reference() never does.
+  // run (train/parallel.h); the shards never draw, and neither form does.
   void before_step() override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
   }
@@ -145,11 +145,12 @@ class Performer : public FeatureMapAttention {
   }
 
   // ---- 4. the fast form: the same phi fused (favor_features, with its own backward) ----------
-  // A training call outside a step (a script driving the layer itself, no trainer) keeps the
-  // schedule here; inside a step redraw_due says no and counts nothing: before_step drew.
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+  // (FeatureMapAttention::forward, kernels/kernel_util.h.)  What a model calls (Attention::call): a
+  // training call outside a step (a script driving the layer, no trainer) keeps the schedule here,
+  // before either form; inside a step redraw_due says no and counts nothing: before_step drew.
+  Tensor call(const Tensor& x, const Tensor& key_pad, Impl impl) override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
-    return FeatureMapAttention::forward(x, key_pad);
+    return Attention::call(x, key_pad, impl);
   }
   // Generation: the recurrent state S, z (decode.h); causal keys are never shifted, so phi is per position.
   std::unique_ptr<DecodeState> decoder() override {

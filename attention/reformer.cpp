@@ -15,8 +15,10 @@
 // were one softmax (a key found in two rounds counts twice, as in lucidrains'
 // default allow_duplicate_attention).  Results are un-sorted back to positions.
 //
-// Cost per head: hashing N*d*buckets/2 per round, a counting sort O(N), and
-// attention N*2c*d per round: N log N + N c (buckets grow with N/c).
+// Cost per head and hash round: hashing N*d*buckets/2, a counting sort
+// O(N + buckets) and attention N*2c*d.  With --buckets 0 (buckets ~ N/c) the
+// hashing is N^2 d/(2c): quadratic, but below the attention while N < 4c^2
+// (16K tokens at c = 64).  The paper's N log N is its comparison sort's.
 // Hashing gets no gradient.  Rotations are drawn from the seeded source afresh
 // on every training forward and are a fixed buffer (saved in checkpoints) in
 // evaluation.  Padded keys are excluded and padded tokens are hashed to an
@@ -33,8 +35,10 @@
 //     paper's rule, as trax pads every input to the full length, is "padded
 //     length / c"), and its first chunk looks back to its own last chunk, not to
 //     chunks of padding.  An example gives the same output alone as in any batch.
+//   - Evaluation hashes with fixed rotations (a buffer, saved in checkpoints),
+//     so that a model's scores repeat; the paper draws them on every forward.
 //
-// --form 1 is LRA's Reformer, six departures from the paper's form above: what
+// --form lra (or 1) is LRA's Reformer, six departures from the paper's form above: what
 // they are, why, and the two pieces of it that are its own (the chunk geometry,
 // the padded input) are in attention/reformer_lra.cpp.  prepare_paper() and
 // prepare_lra() below are the two forms' starts; from the buckets on (sort,
@@ -104,7 +108,8 @@ class ReformerAttention : public Attention {
   // or raw), which key rows are never attended, and each row's bucket in each round.
   struct Prepared {
     int64_t B, N, H, d, G, cs, Np, C, ck;  // chunk size, padded length, chunks, keys per chunk
-    Tensor qk, k, v;                        // [G,Np,d]
+    Tensor qk, k, v;                        // [G,Np,d]; k = qk until a form makes it unit-length
+    bool unit_keys;                         // the paper's keys: qk / |qk| (each form normalises, below)
     std::vector<uint8_t> out;               // [G,Np]: padded keys (and the rows added to reach Np)
     IntTensor ids;                          // [G,R,Np] bucket of each row in each round
     std::vector<int64_t> nb, own;           // [G]: each group's buckets, and its chunks that hold real rows
@@ -155,7 +160,7 @@ class ReformerAttention : public Attention {
       return reshape(p.Np > N ? concat({t, Tensor::zeros({B, H, p.Np - N, d})}, 2) : t, {G, p.Np, d});
     };
     p.qk = padded(h.q), p.v = padded(h.v);
-    p.k = unit_normalize(p.qk);  // keys: the unit-length queries
+    p.k = p.qk, p.unit_keys = true;  // keys: the unit-length queries (normalised by each form)
     p.out.assign(size_t(G * p.Np), 0);
     p.nb.resize(size_t(G)), p.own.resize(size_t(G));
     p.ids = IntTensor({G, hashes_, p.Np}, std::vector<int32_t>(size_t(G * hashes_ * p.Np)));
@@ -187,7 +192,7 @@ class ReformerAttention : public Attention {
     p.cs = gm.cs, p.Np = gm.Np, p.C = gm.C, p.ck = p.C > 1 ? 2 * p.cs : p.cs;
     auto h = proj_->project(lra_padded_input(x, p.Np));  // the added rows project to the biases
     p.qk = reshape(h.q, {p.G, p.Np, p.d}), p.v = reshape(h.v, {p.G, p.Np, p.d});
-    p.k = p.qk;                                   // keys: the raw queries
+    p.k = p.qk, p.unit_keys = false;              // keys: the raw queries
     p.out.assign(size_t(p.G * p.Np), 0);          // padding is attended like any token
     p.ids = lsh_buckets(p.qk, rotations_, hashes_, gm.nb);  // [G,R,Np], the same rotations in training
     p.nb.assign(size_t(p.G), gm.nb), p.own.assign(size_t(p.G), p.C);
@@ -233,6 +238,7 @@ class ReformerAttention : public Attention {
   // combine the rounds.
   Tensor reference(const Tensor& x, const Tensor& key_pad) override {
     Prepared p = prepare(x, key_pad);  // q = k, v [G,Np,d], keys, buckets [G,R,Np], padded keys
+    if (p.unit_keys) p.k = p.qk / sqrt(sum(p.qk * p.qk, 2, /*keepdim=*/true) + 1e-12f);  // qk / |qk|
     const int64_t G = p.G, Np = p.Np, C = p.C, cs = p.cs, ck = p.ck, d = p.d;
     std::vector<Tensor> outs, lses;
     for (int64_t r = 0; r < hashes_; ++r) {
@@ -323,6 +329,7 @@ class ReformerAttention : public Attention {
 
   Tensor run(const Tensor& x, const Tensor& key_pad, Trace* tr) {
     Prepared p = prepare(x, key_pad);
+    if (p.unit_keys) p.k = unit_normalize(p.qk);  // qk / |qk|, fused (kernels/cluster_util.h)
     int64_t G = p.G, Np = p.Np, C = p.C, cs = p.cs, ck = p.ck;
     std::vector<Tensor> outs, lses;
     for (int64_t r = 0; r < hashes_; ++r) {

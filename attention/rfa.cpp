@@ -72,9 +72,11 @@ class RandomFeatureAttention : public FeatureMapAttention {
     return proj_->output(feature_map_attention(phi_q, phi_k, h.v, cfg_.causal, 1.0f, KernelNorm::clamp));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& key_pad) override {
+  // The fast form is FeatureMapAttention::forward (kernels/kernel_util.h).  What a model calls: a
+  // training call outside a step keeps the schedule here, before either form (before_step's in one).
+  Tensor call(const Tensor& x, const Tensor& key_pad, Impl impl) override {
     if (redraw_due(calls_, knob_int("redraw"), is_training())) redraw();
-    return FeatureMapAttention::forward(x, key_pad);
+    return Attention::call(x, key_pad, impl);
   }
 
   // Generation: the recurrent state S, z (decode.h), constant cost per token.

@@ -31,6 +31,8 @@
 // loss); the centroids start from k-means on the first training batch
 // (lucidrains' KMEAN_INIT_ITERS; the paper states only the EMA), and the EMA
 // runs once per training step, on shard 0's rows of a batch-parallel step.
+// Every head routes: the paper's models mix routing heads with local-attention
+// heads (lucidrains' n_local_attn_heads); here those are local.cpp's layer.
 //
 // forward() selects the members with the kernel top_members and runs the chunk
 // kernel (kernels/cluster_util.h); reference() writes the selection (one

@@ -447,7 +447,7 @@ TEST_CASE("performer and rfa: every drawn W, first and redrawn, is the paper's d
     for (int call = 0; call < 4; ++call) {
       Rng source = global_rng();  // the source as the call finds it: a redraw is its first draw
       std::vector<float> old = w.to_vector();
-      att->forward(x, Tensor());
+      (*att)(x, Tensor());  // the model's call: outside a step it keeps the schedule (Attention::call)
       if (w.to_vector() == old) continue;
       ++redraws;
       CHECK(worst_diff(w, drawn(source)) < 1e-5);
@@ -693,18 +693,24 @@ TEST_CASE("performer and rfa: features are a buffer, redrawn every K training st
     CHECK_FALSE(in_params);
     Tensor x = random_input(1, 5, 8, 71);
     std::vector<float> w0 = w.to_vector();
-    for (int i = 0; i < 5; ++i) att->forward(x, Tensor());  // eval: never redrawn
+    for (int i = 0; i < 5; ++i) (*att)(x, Tensor());  // eval: never redrawn
     CHECK(w.to_vector() == w0);
     att->train();
-    for (int i = 0; i < 3; ++i) att->forward(x, Tensor());  // the first draw serves 3 steps
+    for (int i = 0; i < 3; ++i) (*att)(x, Tensor());  // the first draw serves 3 steps
     CHECK(w.to_vector() == w0);
-    att->forward(x, Tensor());                              // step 4: a new draw
+    (*att)(x, Tensor());                              // step 4: a new draw
     std::vector<float> w1 = w.to_vector();
     CHECK(w1 != w0);
-    for (int i = 0; i < 2; ++i) att->forward(x, Tensor());
+    for (int i = 0; i < 2; ++i) (*att)(x, Tensor());
     CHECK(w.to_vector() == w1);
-    att->forward(x, Tensor());
+    (*att)(x, Tensor());
     CHECK(w.to_vector() != w1);
+    std::vector<float> w2 = w.to_vector();
+    for (int i = 0; i < 4; ++i) att->forward(x, Tensor()), att->reference(x, Tensor());  // the forms never redraw
+    CHECK(w.to_vector() == w2);
+    ImplScope plain(Impl::reference);                       // the reference form keeps the schedule too
+    for (int i = 0; i < 3; ++i) (*att)(x, Tensor());
+    CHECK(w.to_vector() != w2);
   }
 }
 
