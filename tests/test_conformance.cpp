@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -540,6 +541,18 @@ TEST_CASE("hostile settings: out-of-range, NaN and unknown knobs, and a causal f
         std::string bogus = error_of<Error>([&] { knob_value(k, "no-such-mode"); });
         CHECK(test::contains(bogus, flag + " expects a mode (" + listed));
         CHECK(test::contains(bogus, "), got 'no-such-mode'"));
+        // Every command that takes the model's settings takes the name: train records its number.
+        const std::string last = k.choices.back(), number = std::to_string(k.choices.size() - 1);
+        test::TempDir dir("az_conformance_mode");
+        std::string out;
+        CHECK_MESSAGE(test::run_cli("pattern --model " + name + " " + flag + " " + last + " --seq-len 16 --out " +
+                                    (dir / "p.png"), &out) == 0, out);
+        CHECK_MESSAGE(test::run_cli("train --task listops --model " + name + " " + flag + " " + last +
+                                    " --steps 1 --dim 16 --heads 2 --layers 1 --ffn 16 --batch 4 --eval-limit 8 --quiet"
+                                    " --out " + (dir / "t"), &out) == 0, out);
+        std::ifstream config(dir / "t/config.json");
+        const std::string recorded((std::istreambuf_iterator<char>(config)), std::istreambuf_iterator<char>());
+        CHECK(test::contains(recorded, "\"knob." + k.name + "\":\"" + number + "\""));
       }
       std::string unknown = refusal({{"no_such_setting", 1}}, false);
       CHECK(test::contains(unknown, "model '" + name + "' has no setting --no-such-setting"));

@@ -458,6 +458,39 @@ TEST_CASE("routing's centroids: k-means on the first training batch, then the EM
     }
 }
 
+TEST_CASE("routing stores the centroids its first training call routed by (k-means' own, with --ema-decay 1), in either form") {
+  // With decay 1 the EMA leaves a centroid where it is, so what the first training call stores
+  // is what it routed by: k-means on its batch from one draw of the source.  Evaluating the same
+  // batch afterwards routes by the stored centroids, so it gives the training call's output
+  // (dropout 0).  An update made from a second routing (a second k-means, from another draw)
+  // would store other centroids than those the output was computed with.
+  Rng x_source(31);
+  Tensor x = Tensor::randn({2, 12, 8}, 1.0f, x_source);
+  std::vector<float> pad_rows(24, 0.0f);
+  pad_rows[size_t(12 + 10)] = pad_rows[size_t(12 + 11)] = 1;
+  Tensor pad = Tensor::from({2, 12}, pad_rows);
+  for (Impl impl : {Impl::fast, Impl::reference}) {
+    ImplScope form(impl);
+    const std::string impl_form = impl_name(impl);
+    CAPTURE(impl_form);
+    AttentionConfig c;
+    c.dim = 8, c.heads = 2, c.max_len = 16, c.knobs = {{"clusters", 4}, {"ema_decay", 1}};
+    global_rng() = Rng(9);
+    std::shared_ptr<Attention> attn = make_attention("routing", c);
+    attn->train();
+    global_rng() = Rng(10);
+    const std::vector<float> trained = (*attn)(x, pad).to_vector();
+    CHECK(entry(values_of(*attn), "initialized")[0] == 1.0f);
+    attn->eval();
+    const std::vector<float> evaluated = (*attn)(x, pad).to_vector();
+    REQUIRE(trained.size() == evaluated.size());
+    float worst = 0;
+    for (size_t i = 0; i < trained.size(); ++i)
+      if (pad_rows[i / (12 * 8) * 12 + i / 8 % 12] == 0) worst = std::max(worst, std::fabs(trained[i] - evaluated[i]));
+    CHECK(worst < 1e-5f);
+  }
+}
+
 TEST_CASE("routing's EMA moves each centroid toward its own members' direction, from shard 0's rows") {
   // Two clusters set by hand, c0 = e0 and c1 = -e0 (initialized: no k-means), decay 1/2.  A unit
   // row is nearest c0 when its first coordinate is >= 0 (ties go to the lower cluster), else c1.
