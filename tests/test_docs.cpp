@@ -891,6 +891,15 @@ struct InDir {
   explicit InDir(const fs::path& dir) : was(fs::current_path()) { fs::current_path(dir); }
   ~InDir() { fs::current_path(was); }
 };
+
+// A tree in DIR as make docs sees it (the pages name their sources and records from the root):
+// the sources and records linked to ROOT's, docs/models a copy of the committed pages.
+void docs_tree(const fs::path& dir, const fs::path& root) {
+  fs::create_directories(dir / "docs");
+  for (const char* d : {"attention", "mlp_mixer", "docs/lra", "docs/bench", "docs/recall"})
+    fs::create_directory_symlink(root / d, dir / d);
+  fs::copy(root / "docs/models", dir / "docs/models", fs::copy_options::recursive);
+}
 }  // namespace
 
 TEST_CASE("attnzoo docs --models NAME: its page follows its own records; no other model's file changes, nothing retrains") {
@@ -898,13 +907,8 @@ TEST_CASE("attnzoo docs --models NAME: its page follows its own records; no othe
   // other models: their CPU name, timings and map numbers)
   const fs::path root = fs::absolute(src_root());
   TempDir tmp("az_docs_one");
-  // a tree as make docs sees it (the pages name their sources and records from the root): the
-  // sources and records linked, docs/models a copy
   const fs::path tree = tmp.path, committed = root / "docs/models";
-  fs::create_directories(tree / "docs");
-  for (const char* d : {"attention", "mlp_mixer", "docs/lra", "docs/bench", "docs/recall"})
-    fs::create_directory_symlink(root / d, tree / d);
-  fs::copy(committed, tree / "docs/models", fs::copy_options::recursive);
+  docs_tree(tree, root);
   // local's record of its map run changes (its accuracy); full's, and every other's, stays
   const fs::path maps_path = tree / "docs/models/maps.jsonl";
   std::string old_acc;
@@ -976,10 +980,7 @@ TEST_CASE("every committed model page is what make docs writes now: a model's so
   const fs::path root = fs::absolute(src_root());
   TempDir tmp("az_docs_all");
   const fs::path tree = tmp.path, committed = root / "docs/models";
-  fs::create_directories(tree / "docs");
-  for (const char* d : {"attention", "mlp_mixer", "docs/lra", "docs/bench", "docs/recall"})
-    fs::create_directory_symlink(root / d, tree / d);
-  fs::copy(committed, tree / "docs/models", fs::copy_options::recursive);
+  docs_tree(tree, root);
   for (const char* page : {"README.md", "docs/ARCHITECTURE.md"}) fs::copy_file(root / page, tree / page);
   {
     InDir at(tree);
