@@ -1,6 +1,8 @@
 # curves.svg and curves.png, written by attnzoo; rerun with `gnuplot curves.gp` in this folder.
 $train << EOD
 3200 0.9457562689878978 0.4925
+6400 0.7610998636848487 0.4945054945054945
+9600 0.7409844988118857 0.503125
 EOD
 
 set terminal svg size 1100,450 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
