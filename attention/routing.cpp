@@ -297,17 +297,6 @@ class RoutingAttention : public Attention {
     return attend_in_clusters(prepare(x, key_pad));
   }
 
- private:
-  // What a model calls (Attention::call): either form on one routing, then, in training, the step's
-  // update of the centroids from what it routed.  Both forms learn the same centroids.
-  Tensor call(const Tensor& x, const Tensor& key_pad, Impl impl) override {
-    Routed r = prepare(x, key_pad);
-    Tensor y = impl == Impl::reference ? attend_in_clusters(r) : run(r, nullptr);
-    learn(r);
-    return y;
-  }
-
- public:
   // The fast form: the same routing by the kernel top_members, the chunk kernel inside the clusters.
   Tensor forward(const Tensor& x, const Tensor& key_pad) override { return run(prepare(x, key_pad), nullptr); }
 
@@ -349,6 +338,15 @@ class RoutingAttention : public Attention {
     Chunks ch;
     std::vector<float> weights, inv_count;
   };
+
+  // What a model calls (Attention::call): either form on one routing, then, in training, the step's
+  // update of the centroids from what it routed.  Both forms learn the same centroids.
+  Tensor call(const Tensor& x, const Tensor& key_pad, Impl impl) override {
+    Routed r = prepare(x, key_pad);
+    Tensor y = impl == Impl::reference ? attend_in_clusters(r) : run(r, nullptr);
+    learn(r);
+    return y;
+  }
 
   // The step's state update, after a training forward: the centroids this forward routed by (k-means'
   // on the first step), moved toward their members by one EMA step.  Written through write_buffer: a
