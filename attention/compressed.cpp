@@ -10,7 +10,11 @@
 // cheaper; the fused softmax_attention keeps no N x M matrix, so memory is
 // N d).  N not divisible by c: the last block is zero-filled.  Padding:
 // padded keys and values are zeroed before the convolution, and a slot with
-// no real position is excluded.  No causal form (a slot mixes later positions).
+// no real position is excluded.
+// Deviation from the paper: it used this layer in a decoder (T-DMCA); here
+// there is no causal form (a slot mixes c positions, later ones included; a
+// causal one would let a query see only the slots that end at or before it,
+// with a null key for the first queries, as lucidrains' causal mode does).
 //
 // forward() runs the fused softmax (kernels/kernel_util.h); reference() writes
 // the same attention over the M slots in composed ops.

@@ -22,9 +22,11 @@
 // rows and global columns, nothing else).
 //
 // forward() runs the block-sparse kernel (kernels/blocksparse.h);
-// reference() states the rule over all N x N entries.
+// reference() states the rule over all N x N entries (mask_from_rule and
+// masked_attention, attention/common.h).
 #include <map>
 
+#include "attention/common.h"
 #include "attention/kernels/blocksparse.h"
 
 namespace az {
