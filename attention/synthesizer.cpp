@@ -3,7 +3,7 @@
 // google-research/long-range-arena synthesizer_attention.py).
 //
 // No query-key dot products at all: the N x N logits are synthesised.
-//   dense (--synth-mode dense, or 0):  row i = W2 relu(W1 x_i + b1) + b2, a per-token
+//   dense (--synth-mode dense, or 0):  row i = W2^T relu(W1 x_i + b1) + b2, a per-token
 //        two-layer MLP giving token i its logits over max_len positions (per
 //        head: W1 maps D -> H x d, W2 [d, max_len] is shared by the heads as in
 //        LRA), sliced to the first N;

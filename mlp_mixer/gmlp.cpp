@@ -8,7 +8,8 @@
 // What mixes what: W_s is a learned, input-independent N x N matrix over
 // positions (the whole "attention matrix", lower-triangular when causal); it
 // mixes the normalised Z2 and the result multiplies Z1 elementwise.  Cost
-// O(N^2 h) per example: quadratic in N, like full attention.
+// O(N^2 h) per example: quadratic in N, like full attention.  gelu is the tanh
+// form, as in mixer.cpp (lucidrains uses the erf form; they differ by < 5e-4).
 // W_s starts near zero, U(+-1e-3/max_len), and b at 1, so the gate starts
 // near 1 and the block near a plain MLP (out ~ Z1 V).
 //
