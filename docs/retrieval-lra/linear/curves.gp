@@ -3,6 +3,11 @@ $train << EOD
 3200 0.9457562689878978 0.4925
 6400 0.7610998636848487 0.4945054945054945
 9600 0.7409844988118857 0.503125
+12800 0.7215936314314604 0.484375
+16000 0.7203075684420764 0.4934375
+EOD
+$val << EOD
+16000 0.6985816852589969 0.49653312788906009
 EOD
 
 set terminal svg size 1100,450 dynamic noenhanced font 'Helvetica,13' background rgb 'white'
@@ -12,11 +17,11 @@ set grid
 set xlabel 'examples seen'
 set ylabel 'loss'
 set key top right Right noreverse
-plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)'
+plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)', $val using 1:2 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation loss'
 set ylabel 'accuracy'
 set yrange [0.45:0.7]
 set key top left Left reverse
-plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)', 0.656 with lines dt 2 lw 1.5 lc rgb '#444444' title "tf-idf cosine (65.6%)", 0.5 with lines dt 3 lw 1.5 lc rgb '#444444' title "chance"
+plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)', $val using 1:3 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation accuracy', 0.656 with lines dt 2 lw 1.5 lc rgb '#444444' title "tf-idf cosine (65.6%)", 0.5 with lines dt 3 lw 1.5 lc rgb '#444444' title "chance"
 set autoscale y
 unset multiplot
 unset output
@@ -27,11 +32,11 @@ set grid
 set xlabel 'examples seen'
 set ylabel 'loss'
 set key top right Right noreverse
-plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)'
+plot $train using 1:2 with lines lw 2 lc rgb '#1f77b4' title 'training loss (mean since last log)', $val using 1:2 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation loss'
 set ylabel 'accuracy'
 set yrange [0.45:0.7]
 set key top left Left reverse
-plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)', 0.656 with lines dt 2 lw 1.5 lc rgb '#444444' title "tf-idf cosine (65.6%)", 0.5 with lines dt 3 lw 1.5 lc rgb '#444444' title "chance"
+plot $train using 1:3 with lines lw 2 lc rgb '#1f77b4' title 'training accuracy (mean since last log)', $val using 1:3 with linespoints pt 7 lw 2 lc rgb '#d62728' title 'validation accuracy', 0.656 with lines dt 2 lw 1.5 lc rgb '#444444' title "tf-idf cosine (65.6%)", 0.5 with lines dt 3 lw 1.5 lc rgb '#444444' title "chance"
 set autoscale y
 unset multiplot
 unset output
