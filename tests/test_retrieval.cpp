@@ -592,6 +592,7 @@ TEST_CASE("docs corpus: the fixture's texts, links, aliases and sections, as wor
   o.html = fixture_families();
   az::ManCorpus c = az::read_html_corpus(o);
   CHECK(c.files == 9);  // package-summary.html (lower case) and class-use/ are not class pages
+  CHECK(c.left_out == 2);  // ... and are counted as left out, for the summary's notice
   REQUIRE(c.pages.size() == 8);
   CHECK(c.aliases == 1);
   CHECK(c.mentions_stripped == 12);
@@ -647,6 +648,10 @@ TEST_CASE("docs corpus: LRA's proportions by default; a missing folder is one li
   o.html[1].root = "/nonexistent/wiki";
   CHECK(az::test::error_of<az::DataError>([&] { az::read_html_corpus(o); }).find("'/nonexistent/wiki' is not a folder") !=
         std::string::npos);
+  // the files left out by the rules are said, not dropped silently
+  az::RetrievalData d;
+  d.corpus = az::read_html_corpus(az::docs_options(fixture_families()));
+  CHECK(az::retrieval_summary(d).rfind("retrieval: 9 files (2 more HTML files left out as indexes and navigation) -> 8 documents", 0) == 0);
 }
 
 // A generated tree of 2 x 40 pages in two folders (sections) of one family: page i links to i+1 and

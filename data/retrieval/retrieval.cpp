@@ -324,7 +324,9 @@ RetrievalData::NameMention RetrievalData::name_mention(int s) const {
 std::string retrieval_summary(const RetrievalData& d) {
   const ManCorpus& c = d.corpus;
   std::ostringstream o;
-  o << "retrieval: " << c.files << " files -> " << c.pages.size() << " documents (" << c.aliases
+  o << "retrieval: " << c.files << " files";
+  if (c.left_out) o << " (" << c.left_out << " more HTML files left out as indexes and navigation)";
+  o << " -> " << c.pages.size() << " documents (" << c.aliases
     << " aliases merged, " << c.dangling << " dangling aliases dropped, " << c.empty
     << " empty pages in no pair); " << c.links.size() << " links from "
     << c.refs << " references (" << c.refs_self << " self, " << c.refs_missing

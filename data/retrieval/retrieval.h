@@ -152,6 +152,7 @@ struct ManCorpus {
   std::vector<std::vector<int32_t>> mentions; // per page: pages it still names as name(sec)
   // What was dropped or merged, for the summary.
   size_t files = 0;            // files listed
+  size_t left_out = 0;         // HTML files the family's rules leave out: indexes, class-use/ (said in the summary)
   size_t aliases = 0;          // symlinks, .so redirects and copies merged into a document
   size_t dangling = 0;         // aliases whose target is missing (dropped)
   size_t empty = 0;            // pages with no text (kept, in no link)

@@ -256,6 +256,7 @@ ManCorpus read_html_corpus(const RetrievalOptions& opt) {
     std::string rel, id, section;
   };
   std::vector<Page> pages;
+  size_t left_out = 0;  // HTML files that are not documents by the family's rules
   for (size_t fi = 0; fi < opt.html.size(); ++fi) {
     const HtmlFamily& f = opt.html[fi];
     std::error_code ec;
@@ -264,13 +265,19 @@ ManCorpus read_html_corpus(const RetrievalOptions& opt) {
       const std::string rel = fs::relative(it->path(), f.root).generic_string();
       const std::string file = it->path().filename().string();
       if (!it->is_regular_file() || file.size() < 6 || file.compare(file.size() - 5, 5, ".html") != 0) continue;
-      if (f.upper_case && !std::isupper(static_cast<unsigned char>(file[0]))) continue;
+      if (f.upper_case && !std::isupper(static_cast<unsigned char>(file[0]))) {
+        ++left_out;
+        continue;
+      }
       std::vector<std::string> parts;
       std::stringstream ss(rel.substr(0, rel.size() - 5));
       for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
       bool skip = false;
       for (const std::string& p : parts) skip |= std::find(f.skip.begin(), f.skip.end(), p) != f.skip.end();
-      if (skip) continue;
+      if (skip) {
+        ++left_out;
+        continue;
+      }
       std::string section = f.name + ":";
       const size_t depth = f.section_depth ? std::min(f.section_depth, parts.size()) : parts.size() - 1;
       for (size_t k = 0; k < depth; ++k) section += (k ? "/" : "") + parts[k];
@@ -286,6 +293,7 @@ ManCorpus read_html_corpus(const RetrievalOptions& opt) {
   // Text and link targets of every page; identical texts become one document.
   ManCorpus c;
   c.files = pages.size();
+  c.left_out = left_out;
   std::vector<int32_t> doc_of(pages.size(), -1);
   std::unordered_map<std::string, int32_t> doc_of_text;
   std::vector<std::vector<int32_t>> targets(pages.size());
