@@ -12,7 +12,9 @@
 # Environment: MUTATE_TIMEOUT (seconds per suite, default 300), MUTATE_JOBS
 # (make -j, default 2), MUTATE_DIR (scratch directory, default a fresh
 # /tmp/az_mutate_XXXXXX, removed at the end unless --keep), MUTATE_LIST (the
-# list), BUILD (the warm build directory to copy, default build), MPI (0: no
+# list), BUILD (the warm build directory to copy, default build; it is copied to
+# the scratch tree's build/ and make is told BUILD=build there, so an exported
+# BUILD cannot send the rebuild elsewhere; build it with the default flags), MPI (0: no
 # attnzoo-mpi; test_mpi then skips its MPI cases).
 #
 # Cost: the copy (the build directory is ~1.3 GB), one baseline build and run
@@ -174,7 +176,7 @@ for i in "${selected[@]}"; do all_suites+=" ${suites[i]}"; done
 all_suites=$(echo "$all_suites" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
 echo "mutation: baseline build of $(targets_of "$all_suites" | wc -w) targets"
 # shellcheck disable=SC2046
-if ! nice -n 19 make -j"$jobs" --no-print-directory $(targets_of "$all_suites" | tr ' ' '\n' | sort -u) \
+if ! nice -n 19 make -j"$jobs" --no-print-directory BUILD=build $(targets_of "$all_suites" | tr ' ' '\n' | sort -u) \
     >mutation-logs/baseline.build.log 2>&1; then
   echo "run.sh: the unmutated tree does not build; see $scratch/mutation-logs/baseline.build.log" >&2
   keep=1; exit 2
@@ -228,7 +230,7 @@ for i in "${selected[@]}"; do
   } >"$log"
   result=""
   # shellcheck disable=SC2046
-  if ! nice -n 19 make -j"$jobs" --no-print-directory $(targets_of "${suites[i]}") >>"$log" 2>&1; then
+  if ! nice -n 19 make -j"$jobs" --no-print-directory BUILD=build $(targets_of "${suites[i]}") >>"$log" 2>&1; then
     result=NOBUILD
   else
     by=$(run_suites "${suites[i]}" "$log")
