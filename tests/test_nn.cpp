@@ -26,15 +26,52 @@ struct Two : Module {
 };
 }  // namespace
 
-TEST_CASE("every model's parameters: AdamW decays the weight matrices only, never a bias, norm, embedding or scale") {
-  // The rule by the parameter's name, over every registered model (each mode of the ones with
-  // modes, both poolings): a weight matrix (`.weight`, Linformer's E and F, Synthesizer's random
-  // matrices) decays; a bias, a norm's gamma and beta, the token embedding, the position table,
-  // the CLS vector, learned global tokens, RFA's sigma and a temperature do not (gMLP's gate bias
-  // starts at 1: decayed, it is pulled toward 0 and the gate toward W_s Z2 alone).
+// The decay rule by the parameter's name: a weight matrix (`.weight`, Linformer's E and F,
+// Synthesizer's random matrices) decays; a bias, a norm's gamma and beta, the token embedding, the
+// position table, the CLS vector, learned global tokens, RFA's sigma and a temperature do not (gMLP's
+// gate bias starts at 1: decayed, it is pulled toward 0 and the gate toward W_s Z2 alone).  A kind
+// the rule does not name (a newcomer's own) is held to its shape: a scalar or a vector is a scale
+// or an offset and never decays; a matrix of an unnamed kind is left to its file.
+// Returns "" when p keeps the rule, else why not.
+namespace {
+std::string decay_rule_broken(const NamedTensor& p) {
   auto ends = [](const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
   };
+  const std::string leaf = p.name.substr(p.name.rfind('.') + 1);
+  const bool matrix = (leaf == "weight" && p.name != "embed.weight") || leaf == "E" || leaf == "F" ||
+                      leaf.rfind("random", 0) == 0;
+  const bool vector = leaf == "bias" || leaf == "gamma" || leaf == "beta" || p.name == "embed.weight" ||
+                      ends(p.name, "pos.table") || leaf == "cls" || leaf == "tokens" || leaf == "sigma" ||
+                      leaf == "log_tau";
+  if (matrix != vector) {
+    if (p.decay == matrix) return "";
+    return p.name + (matrix ? " is a weight matrix: it decays" : " is not a weight matrix: it must not decay");
+  }
+  if (p.tensor.dim() <= 1 && p.decay) return p.name + " has " + std::to_string(p.tensor.dim()) +
+                                             " dimension(s), a scale or an offset: register it with Decay::no";
+  return "";
+}
+}  // namespace
+
+TEST_CASE("the decay rule, on parameters worked out by hand: named kinds by name, unnamed ones by shape") {
+  const Tensor vec = Tensor::zeros({4}), mat = Tensor::zeros({4, 4}), scalar = Tensor::zeros({1});
+  CHECK(decay_rule_broken({"layers.0.attn.q.weight", mat, true}) == "");
+  CHECK(decay_rule_broken({"layers.0.attn.q.weight", mat, false}) == "layers.0.attn.q.weight is a weight matrix: it decays");
+  CHECK(decay_rule_broken({"layers.0.attn.q.bias", vec, true}) == "layers.0.attn.q.bias is not a weight matrix: it must not decay");
+  CHECK(decay_rule_broken({"embed.weight", mat, true}) == "embed.weight is not a weight matrix: it must not decay");
+  CHECK(decay_rule_broken({"layers.0.attn.E", mat, true}) == "");
+  CHECK(decay_rule_broken({"pos.table", mat, false}) == "");
+  // a newcomer's own kinds: a vector or scalar must not decay, a matrix is its file's choice
+  CHECK(decay_rule_broken({"layers.0.attn.alpha", scalar, true}) ==
+        "layers.0.attn.alpha has 1 dimension(s), a scale or an offset: register it with Decay::no");
+  CHECK(decay_rule_broken({"layers.0.attn.alpha", scalar, false}) == "");
+  CHECK(decay_rule_broken({"layers.0.attn.landmarks", mat, true}) == "");
+  CHECK(decay_rule_broken({"layers.0.attn.landmarks", mat, false}) == "");
+}
+
+TEST_CASE("every model's parameters: AdamW decays the weight matrices only, never a bias, norm, embedding or scale") {
+  // decay_rule_broken over every registered model (each mode of the ones with modes, both poolings)
   int checked = 0;
   for (const std::string& name : attention_names()) {
     std::vector<std::map<std::string, double>> settings = {{}};
@@ -49,15 +86,7 @@ TEST_CASE("every model's parameters: AdamW decays the weight matrices only, neve
         SequenceClassifier model(m);
         for (const NamedTensor& p : model.named_parameters()) {
           CAPTURE(name);
-          CAPTURE(p.name);
-          const std::string leaf = p.name.substr(p.name.rfind('.') + 1);
-          const bool matrix = (leaf == "weight" && p.name != "embed.weight") || leaf == "E" || leaf == "F" ||
-                              leaf.rfind("random", 0) == 0;
-          const bool vector = leaf == "bias" || leaf == "gamma" || leaf == "beta" || p.name == "embed.weight" ||
-                              ends(p.name, "pos.table") || leaf == "cls" || leaf == "tokens" || leaf == "sigma" ||
-                              leaf == "log_tau";
-          if (matrix == vector) continue;  // a kind the rule does not name (a newcomer's own): its file decides
-          CHECK(p.decay == matrix);
+          CHECK(decay_rule_broken(p) == "");
           ++checked;
         }
       }
