@@ -525,6 +525,7 @@ TEST_CASE("hostile flags of every command: one line, status 2, no crash, hang or
       {"data fashion-mnist --dir /nonexistent/x", "not found"},
       {"data retrieval --out " + dir / "rt" + " --seed -1", "--seed must be >= 0, got -1"},
       {"data retrieval --out " + dir / "rt" + " --stratify 2", "--stratify must be 0 or 1, got 2"},
+      {"data retrieval --out /dev/null/x/rt", "cannot create the folder '/dev/null/x' of --out /dev/null/x/rt"},
       {"train --task retrieval --stratify 3", "--stratify must be 0 or 1, got 3"},
       {"data fashion-mnist --dir /dev/zero", "not found"},
       // bench

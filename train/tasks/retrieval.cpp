@@ -79,10 +79,17 @@ int data_command(const std::vector<std::string>& args) {
   if (seed < 0) fail("data retrieval: --seed must be >= 0, got " + std::to_string(seed));
   const int64_t stratify = f.integer("stratify", 0);
   if (stratify != 0 && stratify != 1) fail("data retrieval: --stratify must be 0 or 1, got " + std::to_string(stratify));
+  // PREFIX's folder is made (or refused) before the corpus is read, not after
+  const std::string out = f.str("out", "");
+  const std::filesystem::path folder = std::filesystem::path(out).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, ec) && !std::filesystem::create_directories(folder, ec))
+    fail("data retrieval: cannot create the folder '" + folder.string() + "' of --out " + out + " (" + ec.message() +
+         "); expected a PREFIX in a writable folder");
   RetrievalOptions o = corpus_options(corpus, stratify == 1);
   o.seed = uint64_t(seed);
   RetrievalData d = build_retrieval(o);
-  write_retrieval_splits(f.str("out", ""), d);
+  write_retrieval_splits(out, d);
   std::printf("wrote %zu/%zu/%zu retrieval pairs to %s.{train,eval,test}.tsv\n", d.splits.train.size(),
               d.splits.val.size(), d.splits.test.size(), f.str("out", "").c_str());
   return 0;
