@@ -26,6 +26,7 @@
 
 namespace fs = std::filesystem;
 using az::test::TempDir;
+using az::test::contains;
 
 namespace {
 
@@ -206,6 +207,29 @@ TEST_CASE("corpus: aliases merged, links from SEE ALSO, undirected, no self, men
   CHECK(cb.mentions[p0].empty());
 }
 
+TEST_CASE("corpus: x(3) falls back to the one page x(3suffix), never to one of two; no link to an empty page") {
+  TempDir tmp("az_man");
+  auto page = [&](const std::string& file, const std::string& roff) { write_gz(tmp.path + "/man3/" + file, roff); };
+  page("SSL_new.3ssl.gz", ".TH SSL_new 3ssl\n.SH NAME\nSSL_new \\- make one\n.SH DESCRIPTION\nA new context.\n");
+  page("amb.3ssl.gz", ".TH amb 3ssl\n.SH NAME\namb \\- one\n.SH DESCRIPTION\nThe OpenSSL amb.\n");
+  page("amb.3type.gz", ".TH amb 3type\n.SH NAME\namb \\- two\n.SH DESCRIPTION\nThe type amb.\n");
+  page("q.3.gz", ".TH q 3\n.SH NAME\nq \\- q\n.SH DESCRIPTION\nQ reads.\n.SH SEE ALSO\n"
+                 ".BR SSL_new (3),\n.BR amb (3),\n.BR z (3)\n");
+  page("z.3.gz", ".TH z 3\n");  // no text: in no link
+  az::RetrievalOptions o = tree_options(tmp.path);
+  o.sections = {"3"};
+  const az::ManCorpus c = az::read_man_corpus(o);
+  std::vector<std::string> ids;
+  for (const az::ManPage& p : c.pages) ids.push_back(p.id);
+  REQUIRE(ids == std::vector<std::string>{"SSL_new(3ssl)", "amb(3ssl)", "amb(3type)", "q(3)", "z(3)"});
+  CHECK(c.empty == 1);
+  // SSL_new(3) is SSL_new(3ssl), the one page of that name in section 3; amb(3) is two pages: no link;
+  // z(3) is a page, with no text
+  CHECK(c.refs == 2);
+  CHECK(c.refs_missing == 1);
+  CHECK(c.links == std::vector<std::array<int32_t, 2>>{{0, 3}});
+}
+
 TEST_CASE("pairs: linked positives, unlinked matched negatives, disjoint splits, seeded") {
   TempDir dir("az_retrieval");
   make_tree(dir.path, 90);
@@ -356,6 +380,25 @@ TEST_CASE("the summary says what each split is made of: its commonest sections a
   }
 }
 
+TEST_CASE("the summary's figures, worked out by hand: documents over 4,096 bytes, each split's make-up rounded") {
+  az::RetrievalData d;
+  for (size_t bytes : {4095, 4096, 4097}) {
+    az::ManPage p;
+    p.id = "p" + std::to_string(bytes);
+    p.section = bytes < 4097 ? "a" : "b";
+    p.text.assign(bytes, 'x');
+    d.corpus.pages.push_back(p);
+  }
+  d.group = {0, 0, 0};
+  d.pairs[0] = {{0, 1, 1}, {0, 2, 0}};
+  const std::string s = az::retrieval_summary(d);
+  INFO(s);
+  // 4,097 exceeds 4,096; 4,096 does not
+  CHECK(contains(s, "retrieval: document bytes median 4096, 90th percentile 4097, max 4097; 1 of 3 exceed 4096\n"));
+  // train's pairs hold 3 documents: 2 of section a (66.7%), 1 of b (33.3%)
+  CHECK(contains(s, "top 3 per split: train a 67%, b 33%; val; test\n"));
+}
+
 TEST_CASE("max_documents keeps a seeded subset of the documents, links among them") {
   TempDir dir("az_retrieval_sub");
   make_tree(dir.path, 60);
@@ -397,6 +440,114 @@ TEST_CASE("pairs: in a nearly complete graph the negative is the one unlinked pa
   }
 }
 
+TEST_CASE("deal: each split takes the communities that fit its share of the link ends, to half an end") {
+  // 10 pairs of linked pages, nothing between the pairs: 10 communities of 2 documents and 2 link
+  // ends each (20 in all).  At 8% a split's share is 1.6 ends: a community of 2 fits within half an
+  // end (2 <= 2.1), a second does not (4 > 2.1), so test and val take one pair each, train 8.
+  // (Weighed in documents and ends, 4 a community, it would fit neither: 4 > 40 * 0.08 + 0.5.)
+  TempDir dir("az_retrieval_deal");
+  for (int i = 0; i < 20; ++i) {
+    const std::string id = "d" + std::to_string(i), partner = "d" + std::to_string(i ^ 1);
+    write_gz(dir.path + "/man2/" + id + ".2.gz", ".SH NAME\n" + id + " \\- page\n.SH DESCRIPTION\ntext " +
+                                                      std::string(size_t(20 + i), 'x') + "\n.SH SEE ALSO\n.BR " + partner + " (2)\n");
+  }
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    CAPTURE(seed);
+    az::RetrievalOptions o = tree_options(dir.path);
+    o.deal_by_links = true;
+    o.val_fraction = 0.08;
+    o.test_fraction = 0.08;
+    o.seed = seed;
+    az::RetrievalData d = az::build_retrieval(o);
+    REQUIRE(d.corpus.links.size() == 10);
+    int docs[3] = {0, 0, 0};
+    for (int8_t g : d.group) ++docs[g];
+    CHECK(docs[0] == 16);
+    CHECK(docs[1] == 2);
+    CHECK(docs[2] == 2);
+    for (const auto& l : d.corpus.links) CHECK(d.group[size_t(l[0])] == d.group[size_t(l[1])]);
+    CHECK(d.links_across == 0);  // every pair dealt whole
+  }
+}
+
+TEST_CASE("pairs: a page that names the anchor in its text is no negative partner, whichever names the other") {
+  // As the nearly complete graph below: page i cites every page but itself and i+4, so a's one
+  // unlinked page is a+4.  Pages 0-3 also name page i+4 in their text: 0-3 cannot take i+4 (they
+  // name it), and 4-7 cannot take i-4 (it names them).  No positive keeps a negative.
+  TempDir dir("az_retrieval_named");
+  for (int i = 0; i < 8; ++i) {
+    std::string see;
+    for (int j = 0; j < 8; ++j)
+      if (j != i && j != (i + 4) % 8) see += ".BR q" + std::to_string(j) + " (2),\n";
+    const std::string named = i < 4 ? " as q" + std::to_string(i + 4) + "(2) does" : "";
+    write_gz(dir.path + "/man2/q" + std::to_string(i) + ".2.gz",
+             ".SH NAME\nq" + std::to_string(i) + " \\- page\n.SH DESCRIPTION\ntext " + std::string(size_t(10 + i), 'x') +
+                 named + "\n.SH SEE ALSO\n" + see);
+  }
+  az::RetrievalOptions o = tree_options(dir.path);
+  o.split_by_community = false;
+  o.val_fraction = 0;
+  o.test_fraction = 0.01;  // no test document: all pairs in train
+  az::RetrievalData d = az::build_retrieval(o);
+  REQUIRE(d.corpus.links.size() == 24);
+  for (int i = 0; i < 4; ++i) CHECK(d.corpus.mentions[size_t(i)] == std::vector<int32_t>{i + 4});
+  CHECK(d.pairs[0].empty());
+  CHECK(d.positives_unmatched == 24);
+}
+
+TEST_CASE("docs corpus: a negative taken from b's family is near b's length, as one from its section is") {
+  // Family j: Hub (300 words, section j/h) links to B0-B3 (100 words each, j/p); Q00-Q19 (j/q) are
+  // 10 linked pairs of 15, 25, ... 205 words, their lengths shuffled against their names.  The
+  // family's slots by length: Q15 ... Q95 (9), B0-B3, Q105 ... Q205 (11), Hub x4 (28 in all).
+  // Hub's positives: with Hub the anchor the negative is near a B (slots 9-12, a window of 4
+  // either side: Q55 ... Q135, the B's being Hub's links); with a B the anchor, near Hub
+  // (slots 24-27: Q175 ... Q205).  Neither section has a valid page (j/h is Hub, j/p Hub's links).
+  TempDir dir("az_retrieval_family_len");
+  auto page = [&](const std::string& path, const std::vector<std::string>& to, int words) {
+    std::string a;
+    for (const std::string& t : to) a += "<a href=\"../" + t + ".html\">" + t + "</a> ";
+    write_plain(dir.path + "/" + path, "<html><body><main><p>" + path + " " + std::string(size_t(words) * 6, 'x') + " " + a +
+                                           "</p></main></body></html>");
+  };
+  page("j/h/Hub.html", {"p/B0", "p/B1", "p/B2", "p/B3"}, 300);
+  for (int k = 0; k < 4; ++k) page("j/p/B" + std::to_string(k) + ".html", {}, 100);
+  std::map<std::string, int> words;
+  for (int i = 0; i < 20; ++i) {
+    const std::string q = "Q" + std::string(i < 10 ? "0" : "") + std::to_string(i);
+    const std::string partner = "Q" + std::string((i ^ 1) < 10 ? "0" : "") + std::to_string(i ^ 1);
+    words["j:q/" + q] = 15 + 10 * ((i * 7) % 20);
+    page("j/q/" + q + ".html", i % 2 ? std::vector<std::string>{} : std::vector<std::string>{"q/" + partner}, words["j:q/" + q]);
+  }
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    CAPTURE(seed);
+    az::RetrievalOptions o = az::docs_options({{"j", dir.path + "/j", "<main>", {}, {}, true, 0}});
+    o.split_by_community = false;
+    o.stratify = false;
+    o.val_fraction = 0;
+    o.test_fraction = 0.01;  // every pair in train
+    o.verbose = false;
+    o.seed = seed;
+    az::RetrievalData d = az::build_retrieval(o);
+    REQUIRE(d.corpus.links.size() == 4 + 10);
+    REQUIRE(d.pairs[0].size() == 2 * 14);
+    for (const az::RetrievalPair& p : d.pairs[0]) {
+      if (p.label == 1) continue;
+      const std::string x = d.corpus.pages[size_t(p.doc1)].id, y = d.corpus.pages[size_t(p.doc2)].id;
+      for (const auto& [end, other] : {std::make_pair(x, y), std::make_pair(y, x)}) {
+        CAPTURE(other);
+        if (end == "j:h/Hub") {
+          REQUIRE(words.count(other));
+          CHECK(words[other] >= 55);
+          CHECK(words[other] <= 135);
+        } else if (end.rfind("j:p/B", 0) == 0) {
+          REQUIRE(words.count(other));
+          CHECK(words[other] >= 175);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("baselines: bag of bytes beats majority where content decides, length and section do not") {
   // Documents draw their bytes from one of 8 "topics" (disjoint 4-letter
   // alphabets); linked pairs share a topic, unlinked ones do not.  Lengths
@@ -429,6 +580,13 @@ TEST_CASE("baselines: bag of bytes beats majority where content decides, length 
   CHECK(b.bag_of_bytes > 0.9);
   CHECK(b.cosine > 0.9);
   CHECK(az::format_baselines(b).find("bag of bytes") != std::string::npos);
+  // where the sections decide (a linked pair's pages share one), section only scores test's keys
+  // against test's labels: all right; val's keys, here the other way round, are not read
+  for (int g = 0; g < 3; ++g) {
+    const az::Dataset& ds = g == 0 ? s.train : g == 1 ? s.val : s.test;
+    for (size_t i = 0; i < ds.size(); ++i) keys[g][i] = (ds.labels[i] != 0) == (g != 1) ? "2|2" : "2|3";
+  }
+  CHECK(az::retrieval_baselines(s, &keys).section_only == 1.0);
 }
 
 TEST_CASE("TSV: LRA's layout round-trips; malformed rows are refused naming file:line") {
@@ -636,6 +794,69 @@ TEST_CASE("docs corpus: the fixture's texts, links, aliases and sections, as wor
   // section_depth 1: the first folder only (the JDK's module)
   o.html[0].section_depth = 1;
   CHECK(az::read_html_corpus(o).pages[size_t(alpha)].section == "jdk:m.one");
+}
+
+TEST_CASE("html_to_text: entities, table cells, list items and cut anchors, as worked out by hand") {
+  az::HtmlFamily f;
+  f.name = "t";
+  f.content_id = "<main>";
+  f.chrome = {"nav"};
+  const std::string html =
+      "<html><head><title>T page</title></head><body>outside<main>\n"
+      "<p>A&#x41;&#65;&#xe9;&#160;b&nbsp;c &#128512;</p>\n"
+      "<table><tr><th>Member</th><th>Description</th></tr><tr><td>x</td><td>y</td></tr></table>\n"
+      "<ul><li>one</li><li>two</li></ul>\n"
+      "<div class=\"nav\"><a href=\"Other.html\">navigation</a></div>\n"
+      "<p>see <a href=\"Other.html?lang=en\">Other</a> and <a href=\"Web.html\">web</a>.</p>\n"
+      "</main>after</body></html>";
+  std::vector<std::string> links;
+  std::string title;
+  const std::string text = az::html_to_text(
+      html, f, [](const std::string& h) { return h.rfind("Other.html", 0) == 0; }, &links, &title);
+  // &#x41; is hex (A), &#65; decimal (A), &#xe9; two bytes of UTF-8, &#160; and &nbsp; one blank,
+  // U+1F600 four bytes; header cells and data cells one blank apart, a row a line, an item a line;
+  // the anchor to Other.html is cut, text and all, the one to Web.html stays; the navigation box
+  // (class nav) is no content, so its anchor is no link.
+  CHECK(text ==
+        "AAA\xC3\xA9 b c \xF0\x9F\x98\x80\n"
+        "Member Description\nx y\n"
+        "one\ntwo\n"
+        "see and web.");
+  CHECK(links == std::vector<std::string>{"Other.html?lang=en"});
+  CHECK(title == "T page");
+}
+
+TEST_CASE("docs corpus: a query's link, an alias read after another page, a link twice, a link to an empty page") {
+  TempDir tmp("az_html");
+  const std::string root = tmp.path + "/t";
+  write_plain(root + "/A.html", "<main>alpha <a href=\"B.html?x=1\">b</a> <a href=\"B.html\">b again</a> "
+                                "<a href=\"E.html\">e</a></main>");
+  write_plain(root + "/B.html", "<main>beta <a href=\"A.html#top\">a</a></main>");
+  write_plain(root + "/C.html", "<main>gamma</main>");
+  write_plain(root + "/D.html", "<main>beta <a href=\"A.html\">a</a></main>");  // B's text once cut
+  write_plain(root + "/E.html", "<main></main>");
+  az::RetrievalOptions o;
+  az::HtmlFamily f;
+  f.name = "t";
+  f.root = root;
+  f.content_id = "<main>";
+  o.html = {f};
+  const az::ManCorpus c = az::read_html_corpus(o);
+  CHECK(c.files == 5);
+  REQUIRE(c.pages.size() == 4);  // A, B (and D, its alias), C, E
+  CHECK(c.pages[0].id == "t:A");
+  // B.html?x=1 names B.html: its anchor is cut with the others
+  CHECK(c.pages[0].text == "alpha");
+  CHECK(c.pages[1].id == "t:B");
+  CHECK(c.pages[1].names == std::vector<std::string>{"t:B", "t:D"});  // D joins B, not C (read just before it)
+  CHECK(c.pages[2].names == std::vector<std::string>{"t:C"});
+  CHECK(c.aliases == 1);
+  CHECK(c.empty == 1);
+  CHECK(c.refs == 5);
+  CHECK(c.refs_self == 0);
+  CHECK(c.mentions_stripped == 5);
+  // A-B four times over (twice from A, once from B, once from D as B): one link; A-E: E has no text
+  CHECK(c.links == std::vector<std::array<int32_t, 2>>{{0, 1}});
 }
 
 TEST_CASE("docs corpus: LRA's proportions by default; a missing folder is one line naming it") {
