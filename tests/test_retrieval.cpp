@@ -399,6 +399,36 @@ TEST_CASE("the summary's figures, worked out by hand: documents over 4,096 bytes
   CHECK(contains(s, "top 3 per split: train a 67%, b 33%; val; test\n"));
 }
 
+TEST_CASE("the name rule, worked out by hand: linked when one document names the other's title, in the bytes read") {
+  az::RetrievalData d;
+  const std::vector<std::pair<std::string, std::string>> pages = {
+      {"Alpha", "Beta, about"}, {"Beta", "nothing"}, {"Gamma", "Alphabet soup"}, {"Delta", "see Alpha."}};
+  for (const auto& [title, text] : pages) {
+    az::ManPage p;
+    p.id = title;
+    p.title_names = {title};
+    p.text = text;
+    d.corpus.pages.push_back(p);
+  }
+  d.group = {2, 2, 2, 2};
+  // linked: Alpha-Beta (Alpha names Beta), Gamma-Alpha ("Alphabet" is not the word Alpha);
+  // unlinked: Delta-Beta, Alpha-Delta (the second names the first: Delta names Alpha), Beta-Gamma
+  d.pairs[2] = {{0, 1, 1}, {2, 0, 1}, {3, 1, 0}, {0, 3, 0}, {1, 2, 0}};
+  az::RetrievalData::NameMention m = d.name_mention(2);
+  CHECK(m.pos == 0.5);
+  CHECK(m.neg == doctest::Approx(1.0 / 3));
+  CHECK(m.accuracy == doctest::Approx(3.0 / 5));  // 1 linked pair named, 2 unlinked ones not
+  CHECK(contains(az::retrieval_summary(d), "retrieval: name rule on test (linked when one document names the other's "
+                                           "title as a word): 60.0% (50.0% of linked pairs and 33.3% of unlinked name the other)\n"));
+  // reading the first 8 bytes: "see Alph" names no one, "Beta, ab" still names Beta
+  d.max_bytes = 8;
+  m = d.name_mention(2);
+  CHECK(m.pos == 0.5);
+  CHECK(m.neg == 0);
+  CHECK(m.accuracy == doctest::Approx(4.0 / 5));
+  CHECK(contains(az::retrieval_summary(d), "title as a word in its first 8 bytes): 80.0%"));
+}
+
 TEST_CASE("max_documents keeps a seeded subset of the documents, links among them") {
   TempDir dir("az_retrieval_sub");
   make_tree(dir.path, 60);

@@ -4,6 +4,7 @@
 // Steps 5-6 of retrieval.h; the corpus is retrieval_corpus.cpp.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -305,9 +306,11 @@ std::array<std::vector<std::string>, 3> RetrievalData::section_keys() const {
 RetrievalData::NameMention RetrievalData::name_mention(int s) const {
   NameMention m;
   size_t pos = 0, neg = 0, pos_hit = 0, neg_hit = 0;
-  auto names = [&](int32_t x, int32_t y) {
+  auto names = [&](int32_t x, int32_t y) {  // in the bytes a model reads (max_bytes)
+    const std::string& text = corpus.pages[x].text;
+    const std::string read = max_bytes && text.size() > max_bytes ? text.substr(0, max_bytes) : text;
     for (const std::string& t : corpus.pages[y].title_names)
-      if (has_word(corpus.pages[x].text, t)) return true;
+      if (has_word(read, t)) return true;
     return false;
   };
   for (const RetrievalPair& p : pairs[size_t(s)]) {
@@ -370,6 +373,13 @@ std::string retrieval_summary(const RetrievalData& d) {
       o << (k ? ", " : " ") << top[k].second << " " << (100 * top[k].first + docs / 2) / docs << "%";
   }
   o << "\n";
+  // How far matching names goes, on test: the model reads the same bytes.
+  const RetrievalData::NameMention m = d.name_mention(2);
+  char rule[160];
+  std::snprintf(rule, sizeof rule, "%.1f%% (%.1f%% of linked pairs and %.1f%% of unlinked name the other)",
+                100 * m.accuracy, 100 * m.pos, 100 * m.neg);
+  o << "retrieval: name rule on test (linked when one document names the other's title as a word"
+    << (d.max_bytes ? " in its first " + std::to_string(d.max_bytes) + " bytes" : std::string()) << "): " << rule << "\n";
   o << "retrieval: " << d.links_across << " links cross two splits (no pair); " << d.negatives_wider
     << " negatives from another section; " << d.positives_unmatched << " positives dropped without a negative\n";
   if (d.max_bytes)

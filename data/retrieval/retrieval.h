@@ -200,8 +200,10 @@ struct RetrievalData {
   size_t max_bytes = 0, documents_cut = 0;  // documents longer than max_bytes (cut in the Datasets)
   // The section-pair key of each pair ("2|3", unordered), for the section-only baseline.
   std::array<std::vector<std::string>, 3> section_keys() const;
-  // Fraction of pairs whose one document names the other (a NAME-line name as
-  // a whole word), per label, on split s; and the rule's accuracy.
+  // Fraction of pairs whose one document names the other (a NAME-line name, or
+  // an HTML page's title, as a whole word in its first max_bytes), per label, on
+  // split s; and the accuracy of the rule "linked when one names the other".
+  // The summary prints it for test.
   struct NameMention { double pos = 0, neg = 0, accuracy = 0; };
   NameMention name_mention(int s) const;
 };
