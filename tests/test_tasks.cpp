@@ -171,6 +171,23 @@ TEST_CASE("the pair head: gradients checked, padding of either sequence ignored,
       CHECK(x[2 * D + j] == doctest::Approx(y[2 * D + j]).epsilon(1e-5));  // u*v == u'*v'
       CHECK(x[3 * D + j] == doctest::Approx(-y[3 * D + j]).epsilon(1e-5));  // u-v == -(u'-v')
     }
+  // block by block, LRA's [u, v, u*v, u-v]: u the first documents encoded and pooled alone, v the
+  // second documents alone, their product and difference worked out here
+  Batch second;
+  second.B = b.B, second.N = b.N2, second.tokens = b.tokens2, second.pad_mask = b.pad_mask2;
+  Tensor pad1, pad2;
+  Tensor u = model.pool(model.encode(b, &pad1), pad1), v = model.pool(model.encode(second, &pad2), pad2);
+  REQUIRE(f.shape() == Shape{2, 4 * D});
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < D; ++j) {
+      const float* x = f.data() + i * 4 * D;
+      const float ui = u.data()[i * D + j], vi = v.data()[i * D + j];
+      CHECK(x[j] == doctest::Approx(ui).epsilon(1e-5));
+      CHECK(x[D + j] == doctest::Approx(vi).epsilon(1e-5));
+      CHECK(x[2 * D + j] == doctest::Approx(ui * vi).epsilon(1e-5));
+      CHECK(x[3 * D + j] == doctest::Approx(ui - vi).epsilon(1e-5));
+    }
+  CHECK(std::fabs(u.data()[0] - v.data()[0]) > 1e-3);  // the documents differ, so u-v is no zero block
 }
 
 TEST_CASE("the token head: gradients checked, padding and untargeted positions ignored") {
