@@ -1,6 +1,6 @@
 // A stand-in for the attnzoo program, for the tests of the bench scripts that run it (AZ=PATH bash
-// bench/TASK_lra.sh ...): it records every command line it is given, and answers eval and plot as
-// attnzoo would, so a script's train, eval and plot calls are checked flag by flag without training.
+// bench/TASK_lra.sh ...): it records every command line it is given, and answers eval, plot and bench
+// (450 ms a step) as attnzoo would, so a script's train, eval and plot calls are checked flag by flag without training.
 // Used by tests/test_runs.cpp (bench/pathfinder_lra.sh) and tests/test_retrieval.cpp (bench/retrieval_lra.sh).
 #pragma once
 #include <doctest/doctest.h>
@@ -36,6 +36,7 @@ struct StandInAz {
                            "  eval) echo '"
                         << eval_line << "' ;;\n"
                         << "  plot) for f in gp png svg; do echo curve > \"$3/curves.$f\"; done ;;\n"
+                           "  bench) echo '{\"ms_per_step\": 450.0}' ;;\n"
                            "esac\n";
     std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   }

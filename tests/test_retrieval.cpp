@@ -17,6 +17,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "data/retrieval/retrieval.h"
 #include "data/text/text.h"
@@ -619,6 +620,56 @@ TEST_CASE("baselines: bag of bytes beats majority where content decides, length 
   CHECK(az::retrieval_baselines(s, &keys).section_only == 1.0);
 }
 
+namespace {
+// A split of pairs from (text1, text2, label) rows, as bytes_to_tokens reads them.
+az::Dataset pairs_of(const std::vector<std::tuple<std::string, std::string, int>>& rows) {
+  az::Dataset d;
+  for (const auto& [a, b, y] : rows) {
+    d.seqs.push_back(az::bytes_to_tokens(a));
+    d.seqs2.push_back(az::bytes_to_tokens(b));
+    d.labels.push_back(y);
+  }
+  return d;
+}
+az::RetrievalBaselines baselines_of(const std::vector<std::tuple<std::string, std::string, int>>& train,
+                                    const std::vector<std::tuple<std::string, std::string, int>>& test, size_t max_bytes = 4096) {
+  return az::retrieval_baselines(az::Splits{pairs_of(train), az::Dataset{}, pairs_of(test)}, nullptr, max_bytes);
+}
+std::string bytes(size_t n) { return std::string(n, 'a'); }
+}  // namespace
+
+TEST_CASE("baselines, worked out by hand: the length table's bins, its unordered keys and its ties") {
+  // bins are floor(2 log2(n + 1)): 3 and 4 bytes share bin 4, 5 bytes is bin 5
+  CHECK(baselines_of({{bytes(4), bytes(4), 1}, {bytes(5), bytes(5), 0}}, {{bytes(3), bytes(3), 1}}).length_only == 1.0);
+  // the key is the unordered pair: (10, 3) is what train saw as (3, 10)
+  CHECK(baselines_of({{bytes(3), bytes(10), 1}, {bytes(40), bytes(40), 0}, {bytes(40), bytes(40), 0}},
+                     {{bytes(10), bytes(3), 1}})
+            .length_only == 1.0);
+  // a key seen as often linked as not guesses train's majority (linked, 2 of 3)
+  CHECK(baselines_of({{bytes(3), bytes(3), 1}, {bytes(3), bytes(3), 0}, {bytes(40), bytes(40), 1}}, {{bytes(3), bytes(3), 1}})
+            .length_only == 1.0);
+}
+
+TEST_CASE("baselines, worked out by hand: tf-idf reads the bytes a model reads, fits idf and threshold on train") {
+  // at 8 bytes, "aaaaaaa zebra" is "aaaaaaa ": no shared word in any pair, every cosine 0, so the
+  // threshold calls everything unlinked: test is half right
+  CHECK(baselines_of({{"aaaaaaa zebra", "bbbbbbb zebra", 1}, {"ccccccc yak", "ddddddd zoo", 0}},
+                     {{"eeeeeee lion", "fffffff lion", 1}, {"ggggggg cat", "hhhhhhh dog", 0}}, 8)
+            .cosine == 0.5);
+  // idf from train's 4 documents (w1 in 2: idf ln(5/3) + 1; w6, w7 never seen: ln 5 + 1): train's
+  // negative has cosine 0.366, so the threshold is 0.366, and test's positive (0.226) falls below it
+  CHECK(baselines_of({{"w1 w2", "w1 w3", 0}, {"w4 w5", "w4 w5", 1}}, {{"w1 w6", "w1 w7", 1}, {"w8", "w9", 0}}).cosine == 0.5);
+  // the threshold is train's (identical documents linked): test, labelled the other way, is all wrong
+  CHECK(baselines_of({{"a b", "a b", 1}, {"c d", "e f", 0}}, {{"g h", "g h", 0}, {"i j", "k l", 1}}).cosine == 0.0);
+  // three train pairs of cosine 0, one unlinked, two linked: no threshold splits a tie, so the best is
+  // below them all (2 of 3 right, all called linked), and test's pair of cosine 0 is called linked
+  CHECK(baselines_of({{"a", "b", 0}, {"c", "d", 1}, {"e", "f", 1}}, {{"g", "h", 1}}).cosine == 1.0);
+  // the last word of a document counts ("beta", "y"): the positives share it, the negatives share nothing
+  CHECK(baselines_of({{"alpha beta", "gamma beta", 1}, {"alpha delta", "gamma epsilon", 0}}, {{"x y", "z y", 1}, {"x w", "z v", 0}})
+            .cosine == 1.0);
+}
+
+
 TEST_CASE("TSV: LRA's layout round-trips; malformed rows are refused naming file:line") {
   TempDir dir("az_retrieval_tsv");
   az::Dataset d;
@@ -658,6 +709,21 @@ TEST_CASE("TSV: LRA's layout round-trips; malformed rows are refused naming file
   refused("0\ta\tb\t\tu\n", "an empty text");
   CHECK(az::test::error_of<az::DataError>([&] { az::load_retrieval_tsv(dir / "nope"); }).find("nope.train.tsv' not found") !=
         std::string::npos);
+  // a CR that ends a text is escaped, so it survives the reader's CRLF rule; a CRLF file's CR is no byte
+  az::Dataset cr;
+  cr.seqs = {az::bytes_to_tokens("x")};
+  cr.seqs2 = {az::bytes_to_tokens("y\r")};
+  cr.labels = {1};
+  az::write_retrieval_tsv(dir / "cr.tsv", cr);
+  std::ifstream in(dir / "cr.tsv");
+  std::string row((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(row.substr(row.find("\tx\t")) == "\tx\ty\\r\n");
+  TempDir crlf("az_retrieval_crlf");
+  for (const char* split : {"train", "val", "test"})  // and a prefix's val.tsv is its eval split
+    write_plain(crlf / (std::string("p.") + split + ".tsv"), "1\ta\tb\tt\tu\r\n");
+  az::Splits c = az::load_retrieval_tsv(crlf / "p");
+  CHECK(c.val.size() == 1);
+  CHECK(c.train.seqs2[0] == az::bytes_to_tokens("u"));
   TempDir empty("az_retrieval_empty");
   CHECK(az::test::error_of<az::DataError>([&] { az::load_retrieval_tsv(empty.path); }).find("0 files *train.tsv") !=
         std::string::npos);
@@ -665,6 +731,20 @@ TEST_CASE("TSV: LRA's layout round-trips; malformed rows are refused naming file
   bad.seqs[1] = {0};
   CHECK(az::test::error_of<az::DataError>([&] { az::write_retrieval_tsv(dir / "w.tsv", bad); }).find("not a byte token") !=
         std::string::npos);
+}
+
+TEST_CASE("a --data run says how many of its documents --seq-len cut: both of each pair, none of exactly --seq-len bytes") {
+  // 2 pairs in each of 3 splits, 12 documents; at 8 bytes "abcdefghi", "longer than eight" are cut
+  // and "abcdefgh" (8) and "short" are not: 2 a split, 6 in all
+  TempDir dir("az_retrieval_cut");
+  for (const char* split : {"train", "eval", "test"})
+    write_plain(dir / (std::string("p.") + split + ".tsv"), "1\ta\tb\tabcdefgh\tabcdefghi\n0\tc\td\tshort\tlonger than eight\n");
+  std::string out;
+  REQUIRE_MESSAGE(az::test::run_cli("train --task retrieval --data " + (dir / "p") + " --seq-len 8 --baselines 0 --steps 1 "
+                                    "--dim 8 --heads 1 --layers 1 --ffn 8 --batch 2 --out " + (dir / "run"),
+                                    &out) == 0,
+                  out);
+  CHECK(contains(out, "retrieval: 6 of 12 documents are longer than --seq-len 8 bytes and were cut to it\n"));
 }
 
 TEST_CASE("corpus errors are one line naming what is wrong") {
@@ -1136,6 +1216,35 @@ TEST_CASE("bench/retrieval_lra.sh: publish copies the run into docs/retrieval-lr
   CHECK(slurp(saved + "/last.ckpt") == "later");
   CHECK(!fs::exists(saved + "/best.ckpt"));
   CHECK(!fs::exists(saved + "/test.txt"));
+  // the committed run published onto itself, named another way (a trailing slash): nothing to copy
+  REQUIRE_MESSAGE(az::test::run_shell("cd " + p + " && env -u OMP_NUM_THREADS AZ=" + az.path + " bash " + retrieval_lra_script() +
+                                          " linear docs/retrieval-lra/linear/ publish 2>&1",
+                                      &out) == 0,
+                  out);
+  az.calls();
+  CHECK(slurp(saved + "/last.ckpt") == "later");
+}
+
+// `bench`: one bench at the recipe's shape (the CLS token and 4,000 bytes, 2 sequences, one thread),
+// its milliseconds a step times 32 (a recipe step encodes 64 sequences), times 5,000 steps:
+// 450 ms -> 14.40 s a step, 14.4 * 5000 / 3600 = 20.0 CPU-hours.
+TEST_CASE("bench/retrieval_lra.sh: bench projects the recipe's CPU-hours from one bench at its shape") {
+  TempDir t("az_retlra_bench");
+  az::test::StandInAz az(t.path, "unused");
+  std::string out;
+  REQUIRE_MESSAGE(az::test::run_shell("cd " + t.path + " && env -u OMP_NUM_THREADS AZ=" + az.path + " bash " +
+                                          retrieval_lra_script() + " linear runs/r bench 2>&1",
+                                      &out) == 0,
+                  out);
+  CHECK(out.substr(out.find("\nlinear: ") + 1) ==
+        "linear: 14.40 s a step of 32 pairs, 20.0 CPU-hours for 5,000 steps (one thread, wall time of an idle core)\n");
+  std::vector<az::test::AzCall> c = az.calls();
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].sub == "bench");
+  CHECK(c[0].omp == "OMP_NUM_THREADS=1");
+  const az::test::Flags shape = {{"model", "linear"}, {"layers", "4"},  {"dim", "128"}, {"heads", "4"},  {"ffn", "512"},
+                                 {"seq-len", "4001"}, {"batch", "2"}, {"steps", "3"},  {"warmup", "1"}};
+  CHECK_MESSAGE(az::test::flag_diff(c[0].flags, shape).empty(), az::test::flag_diff(c[0].flags, shape));
 }
 
 // The script execs the trainer (through nice and env), so the process a user starts is the trainer:
