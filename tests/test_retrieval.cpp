@@ -102,6 +102,20 @@ int mentions_of(const std::string& text, const az::ManPage& p) {
   return k;
 }
 
+// 8 man pages q0-q7 in section 2: page i cites every page but itself and i+4 in SEE ALSO; with
+// name_partner, pages 0-3 also name page i+4 in their text ("as q4(2) does"), a mention, not a link.
+void write_nearly_complete(const std::string& root, bool name_partner) {
+  for (int i = 0; i < 8; ++i) {
+    std::string see;
+    for (int j = 0; j < 8; ++j)
+      if (j != i && j != (i + 4) % 8) see += ".BR q" + std::to_string(j) + " (2),\n";
+    const std::string named = name_partner && i < 4 ? " as q" + std::to_string(i + 4) + "(2) does" : "";
+    write_gz(root + "/man2/q" + std::to_string(i) + ".2.gz", ".SH NAME\nq" + std::to_string(i) +
+                                                                 " \\- page\n.SH DESCRIPTION\ntext " +
+                                                                 std::string(size_t(10 + i), 'x') + named + "\n.SH SEE ALSO\n" + see);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("roff_to_text strips requests, fonts and escapes, keeps words and headings") {
@@ -450,14 +464,7 @@ TEST_CASE("pairs: in a nearly complete graph the negative is the one unlinked pa
   // 8 pages in one section; page i cites every page but itself and i+4, so
   // the only valid negative partner of a is a+4.
   TempDir dir("az_retrieval_dense");
-  for (int i = 0; i < 8; ++i) {
-    std::string see;
-    for (int j = 0; j < 8; ++j)
-      if (j != i && j != (i + 4) % 8) see += ".BR q" + std::to_string(j) + " (2),\n";
-    write_gz(dir / ("man2/q" + std::to_string(i) + ".2.gz"),
-             ".SH NAME\nq" + std::to_string(i) + " \\- page\n.SH DESCRIPTION\ntext " + std::string(size_t(10 + i), 'x') +
-                 "\n.SH SEE ALSO\n" + see);
-  }
+  write_nearly_complete(dir.path, false);
   az::RetrievalOptions o = tree_options(dir.path);
   o.split_by_community = false;
   o.val_fraction = 0;
@@ -502,19 +509,11 @@ TEST_CASE("deal: each split takes the communities that fit its share of the link
 }
 
 TEST_CASE("pairs: a page that names the anchor in its text is no negative partner, whichever names the other") {
-  // As the nearly complete graph below: page i cites every page but itself and i+4, so a's one
+  // As the nearly complete graph above: page i cites every page but itself and i+4, so a's one
   // unlinked page is a+4.  Pages 0-3 also name page i+4 in their text: 0-3 cannot take i+4 (they
   // name it), and 4-7 cannot take i-4 (it names them).  No positive keeps a negative.
   TempDir dir("az_retrieval_named");
-  for (int i = 0; i < 8; ++i) {
-    std::string see;
-    for (int j = 0; j < 8; ++j)
-      if (j != i && j != (i + 4) % 8) see += ".BR q" + std::to_string(j) + " (2),\n";
-    const std::string named = i < 4 ? " as q" + std::to_string(i + 4) + "(2) does" : "";
-    write_gz(dir.path + "/man2/q" + std::to_string(i) + ".2.gz",
-             ".SH NAME\nq" + std::to_string(i) + " \\- page\n.SH DESCRIPTION\ntext " + std::string(size_t(10 + i), 'x') +
-                 named + "\n.SH SEE ALSO\n" + see);
-  }
+  write_nearly_complete(dir.path, true);
   az::RetrievalOptions o = tree_options(dir.path);
   o.split_by_community = false;
   o.val_fraction = 0;
