@@ -8,7 +8,9 @@
 //     and the parameter (and, with anomaly detection, the op), keeping the last
 //     good checkpoint;
 //   - hostile flags for every command, and every model's settings at the ends of
-//     their ranges: a one-line refusal or a working model, never a crash.
+//     their ranges: a one-line refusal or a working model, never a crash;
+//   - safetensors files built byte by byte: the writer's exact bytes, the F16/F64
+//     conversions, Python's key order, the header's first byte.
 // ATTNZOO_TEST_SCALE=small (make test-asan) shortens the slow loops.
 #include <doctest/doctest.h>
 #include <sched.h>
@@ -23,6 +25,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -807,4 +810,129 @@ TEST_CASE("a thread setup that makes threads take turns on a CPU is named in one
     CHECK(!contains(out, "can run on only"));
     CHECK(contains(out, "\"threads\": 2"));
   }
+}
+
+// ---- safetensors: bytes worked out by hand ------------------------------------------
+// tests/test_golden.cpp checks the round trip and every refusal; these state the exact
+// bytes of the format, and read files laid out as Python's writer lays them out.
+
+namespace {
+
+// A file from a header written by hand and a data buffer: 8-byte little-endian length first.
+std::string st_file(const std::string& header, const std::string& data) {
+  uint64_t n = header.size();
+  std::string len(8, '\0');
+  for (int i = 0; i < 8; ++i) len[size_t(i)] = char((n >> (8 * i)) & 0xFF);
+  return len + header + data;
+}
+
+// Bytes of a little-endian value, written out by hand in the test instead of memcpy'd.
+std::string le_bytes(std::initializer_list<int> bytes) {
+  std::string s;
+  for (int b : bytes) s.push_back(char(uint8_t(b)));
+  return s;
+}
+
+uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+}  // namespace
+
+TEST_CASE("safetensors: a 2x3 F32 tensor is written as these exact bytes (length, padded header, little-endian data)") {
+  // Guards the header padding: blanks (not NUL) up to a multiple of 8, and none when the JSON
+  // is already a multiple of 8 long (a writer padding "8 - len % 8" adds 8 blanks there).
+  // {"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}} is 5 + 15 + 14 + 21 + 2 = 57
+  // bytes: 7 blanks make 64 (0x40); the data follow at byte 8 + 64 = 72.
+  const std::vector<float> v = {1.0f, -2.0f, 0.5f, 0.0f, 3.0f, -0.25f};
+  // 1 = 0x3F800000, -2 = 0xC0000000, 0.5 = 0x3F000000, 0, 3 = 0x40400000, -0.25 = 0xBE800000
+  const std::string data = le_bytes({0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x00, 0xC0, 0x00, 0x00, 0x00, 0x3F,
+                                     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x40, 0x00, 0x00, 0x80, 0xBE});
+  const std::string json = R"({"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}})";
+  REQUIRE(json.size() == 57);
+  const std::string want = le_bytes({0x40, 0, 0, 0, 0, 0, 0, 0}) + json + std::string(7, ' ') + data;
+  CHECK(safetensors_bytes({{"w", {2, 3}, v}}, {}) == want);
+  // "layer0.w" is 7 bytes longer: 64 bytes of JSON, already aligned, so no blank at all.
+  const std::string json8 = R"({"layer0.w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}})";
+  REQUIRE(json8.size() == 64);
+  const std::string got8 = safetensors_bytes({{"layer0.w", {2, 3}, v}}, {});
+  CHECK(got8.size() == 8 + 64 + 24);
+  CHECK(got8 == le_bytes({0x40, 0, 0, 0, 0, 0, 0, 0}) + json8 + data);
+  // The hand-built file reads back: the data at byte 72 as the six floats.
+  Safetensors st = parse_safetensors(want, "hand");
+  REQUIRE(st.tensors.size() == 1);
+  CHECK(st.tensors[0].shape == Shape{2, 3});
+  CHECK(st.tensors[0].data == v);
+}
+
+TEST_CASE("safetensors: F16 NaN stays NaN, -0 keeps its sign, -inf is -inf (bit patterns worked out by hand)") {
+  // Guards half_to_float: a NaN whose mantissa is dropped reads as infinity; a -0 whose sign
+  // is dropped reads as +0 (== cannot see it, so the bits are compared).
+  // F16 0x7E00: exponent 31, mantissa 0x200 -> F32 0x7F800000 | 0x200 << 13 = 0x7FC00000 (quiet NaN)
+  // F16 0x7C01: mantissa 1                  -> 0x7F800000 | 1 << 13 = 0x7F802000 (a NaN, not inf)
+  // F16 0x8000: -0 -> 0x80000000;  F16 0xFC00: -inf -> 0xFF800000
+  const std::string data = le_bytes({0x00, 0x7E, 0x01, 0x7C, 0x00, 0x80, 0x00, 0xFC});
+  Safetensors st = parse_safetensors(st_file(R"({"h":{"dtype":"F16","shape":[4],"data_offsets":[0,8]}})", data), "mem");
+  REQUIRE(st.tensors.size() == 1);
+  REQUIRE(st.tensors[0].data.size() == 4);
+  CHECK(float_bits(st.tensors[0].data[0]) == 0x7FC00000u);
+  CHECK(float_bits(st.tensors[0].data[1]) == 0x7F802000u);
+  CHECK(float_bits(st.tensors[0].data[2]) == 0x80000000u);
+  CHECK(float_bits(st.tensors[0].data[3]) == 0xFF800000u);
+}
+
+TEST_CASE("safetensors: three F64 values are read at an 8-byte stride") {
+  // Guards the F64 stride: read at 4 bytes, the second value would be half of 2.5 and half of -1.
+  // 2.5 = 0x4004000000000000, -1 = 0xBFF0000000000000, 0.125 = 0x3FC0000000000000
+  const std::string data = le_bytes({0, 0, 0, 0, 0, 0, 0x04, 0x40, 0, 0, 0, 0, 0, 0, 0xF0, 0xBF, 0, 0, 0, 0, 0, 0, 0xC0, 0x3F});
+  Safetensors st = parse_safetensors(st_file(R"({"d":{"dtype":"F64","shape":[3],"data_offsets":[0,24]}})", data), "mem");
+  REQUIRE(st.tensors.size() == 1);
+  CHECK(st.tensors[0].data == std::vector<float>{2.5f, -1.0f, 0.125f});
+}
+
+TEST_CASE("safetensors: header keys out of offset order, and an empty tensor sharing an offset, read as Python writes them") {
+  // Guards the sort by (begin, end) before the coverage check: Python's writer orders the JSON
+  // keys by name, not by offset, so "b" at [8,12] may come before "a" at [0,8]; kept in JSON
+  // order, "a" would look like an overlap.  Tensors come back in offset order: a, b.
+  const std::string data = le_bytes({0, 0, 0x80, 0x3F, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40});  // 1, 2, 3
+  Safetensors st = parse_safetensors(
+      st_file(R"({"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+              data),
+      "mem");
+  REQUIRE(st.tensors.size() == 2);
+  CHECK(st.tensors[0].name == "a");
+  CHECK(st.tensors[0].data == std::vector<float>{1, 2});
+  CHECK(st.tensors[1].name == "b");
+  CHECK(st.tensors[1].data == std::vector<float>{3});
+  // An empty tensor "e" at [4,4] listed after "x" at [4,8]: sorted by begin, then end, it comes
+  // first (e ends at 4, where x starts); sorted by begin alone, x then e would be an overlap.
+  st = parse_safetensors(st_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                 R"("x":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
+                                 R"("e":{"dtype":"F32","shape":[0],"data_offsets":[4,4]}})",
+                                 data.substr(0, 8)),
+                         "mem");
+  REQUIRE(st.tensors.size() == 3);
+  CHECK(st.tensors[0].name == "a");
+  CHECK(st.tensors[1].name == "e");
+  CHECK(st.tensors[1].data.empty());
+  CHECK(st.tensors[2].name == "x");
+  CHECK(st.tensors[2].data == std::vector<float>{2});
+}
+
+TEST_CASE("safetensors: the header must start with '{' at byte 8; blanks may only follow it") {
+  // Guards the first-byte check (the reference reader's InvalidHeaderStart): without it a
+  // header with leading blanks or a newline parses as JSON and is accepted.
+  for (const std::string h : {" {}", "\n{}", "\t{} "}) {
+    CAPTURE(h);
+    CHECK(contains(error_of([&] { parse_safetensors(st_file(h, ""), "t"); }),
+                   "safetensors t: header is not a JSON object (expected '{' at byte 8)"));
+  }
+  // Blanks after the object are padding, as the writer pads: accepted, with no tensors.
+  CHECK(parse_safetensors(st_file("{}      ", ""), "t").tensors.empty());
+  // A metadata-only file has an empty data buffer: the header ends exactly at the file's end.
+  Safetensors st = parse_safetensors(st_file(R"({"__metadata__":{"k":"v"}})", ""), "t");
+  CHECK(st.tensors.empty());
+  CHECK(st.metadata == std::map<std::string, std::string>{{"k", "v"}});
 }

@@ -529,3 +529,115 @@ TEST_CASE("image folder: a split holding only some classes is labelled by the tr
     CHECK(d->num_classes == 2);
   }
 }
+
+// ---- IDX bytes worked out by hand ---------------------------------------------------
+// The cases above read back what write_idx wrote; these state the format's bytes and the
+// reader's arithmetic on files built byte by byte.
+
+TEST_CASE("idx: a 2-image 2x2 file written byte by byte reads as these pixels; dimension bytes are big-endian") {
+  // Guards read_be32: every byte of a dimension at its own weight (a shift of 8 for byte 1
+  // instead of 16 misreads any dimension of 65536 or more).
+  TempDir dir("az_images");
+  // magic 00 00 08 03, dims 2, 2, 2, then image 0 = {10, 20, 30, 40}, image 1 = {0, 255, 1, 254}
+  write_raw(dir / "two", {0, 0, 8, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 10, 20, 30, 40, 0, 255, 1, 254});
+  IdxArray a = read_idx(dir / "two", 3);
+  CHECK(a.dims == std::vector<uint32_t>{2, 2, 2});
+  CHECK(a.data == std::vector<uint8_t>{10, 20, 30, 40, 0, 255, 1, 254});
+  // Dimension bytes 00 01 02 03 = 65536 + 2 * 256 + 3 = 66051, with no data after the header:
+  // the data end at byte 8 of the 8 + 66051 = 66059 announced.
+  write_raw(dir / "dim", {0, 0, 8, 1, 0x00, 0x01, 0x02, 0x03});
+  CHECK(contains(error_of<DataError>([&] { read_idx(dir / "dim", 1); }),
+                 "data ends at byte 8, expected 66059 bytes (header 8 + 66051 ubyte)"));
+  // 01 02 03 04 = 16777216 + 2 * 65536 + 3 * 256 + 4 = 16909060.
+  write_raw(dir / "dim4", {0, 0, 8, 1, 0x01, 0x02, 0x03, 0x04});
+  CHECK(contains(error_of<DataError>([&] { read_idx(dir / "dim4", 1); }),
+                 "expected 16909068 bytes (header 8 + 16909060 ubyte)"));
+}
+
+TEST_CASE("idx: the magic's two leading bytes must be zero") {
+  // Guards the magic check: compared on its low 16 bits only, a file starting AB CD 08 01
+  // (say, some other format) would be read as a rank-1 ubyte IDX.
+  TempDir dir("az_images");
+  write_raw(dir / "ab", {0xAB, 0xCD, 8, 1, 0, 0, 0, 1, 7});
+  CHECK(contains(error_of<DataError>([&] { read_idx(dir / "ab", 1); }),
+                 "bad magic 0xABCD0801 at byte 0, expected 0x00000801 (ubyte, rank 1)"));
+  write_raw(dir / "one", {0x00, 0x01, 8, 1, 0, 0, 0, 1, 7});
+  CHECK(contains(error_of<DataError>([&] { read_idx(dir / "one", 1); }), "bad magic 0x00010801 at byte 0"));
+}
+
+TEST_CASE("idx: exactly 2^40 bytes is within the size limit; one row more is over it") {
+  // Guards the limit's boundary: 1048576 x 1048576 = 2^40 bytes is allowed (the file is then
+  // short: the data end at byte 12 of 12 + 2^40 = 1099511627788), 1048576 x 1048577 is not.
+  TempDir dir("az_images");
+  write_raw(dir / "at", idx_header({1048576, 1048576}));
+  CHECK(contains(error_of<DataError>([&] { read_idx(dir / "at", 2); }),
+                 "data ends at byte 12, expected 1099511627788 bytes (header 12 + 1048576x1048576 ubyte)"));
+  write_raw(dir / "over", idx_header({1048576, 1048577}));
+  CHECK(contains(error_of<DataError>([&] { read_idx(dir / "over", 2); }),
+                 "dimensions 1048576x1048577 at byte 8 announce over 2^40 bytes"));
+}
+
+TEST_CASE("idx: an array past 1 MiB and 16 MiB is written and read at the right offsets") {
+  // Guards the chunk loops: write_idx writes 1 MiB chunks, GzReader::read reads 1 MiB chunks,
+  // read_idx grows its buffer in 16 MiB steps; a chunk written or read at the start instead of
+  // at its offset leaves the first MiB repeated, or zeros, past the first chunk.
+  // Byte i is i mod 251 (251 is prime, so no chunk repeats the first):
+  //   2^20 = 4177 * 251 + 149, so byte 1048576 is 149;
+  //   2^24 = 16 * 2^20, 16 * 149 = 2384 = 9 * 251 + 125, so byte 16777216 is 125.
+  TempDir dir("az_images");
+  const size_t n = (size_t(1) << 24) + 3;
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = uint8_t(i % 251);
+  for (bool gzip : {false, true}) {
+    CAPTURE(gzip);
+    const std::string path = dir / (gzip ? "big.gz" : "big");
+    write_idx(path, {uint32_t(n)}, v.data(), gzip);
+    if (!gzip) {
+      std::vector<uint8_t> raw = read_raw(path);
+      REQUIRE(raw.size() == 8 + n);
+      // header 00 00 08 01, then 16777219 = 0x01000003 big-endian
+      CHECK(std::vector<uint8_t>(raw.begin(), raw.begin() + 8) == std::vector<uint8_t>{0, 0, 8, 1, 0x01, 0x00, 0x00, 0x03});
+      CHECK(raw[8 + 0] == 0);
+      CHECK(raw[8 + 1048575] == 148);
+      CHECK(raw[8 + 1048576] == 149);
+      CHECK(raw[8 + 16777216] == 125);
+      CHECK(raw[8 + 16777218] == 127);
+    }
+    IdxArray a = read_idx(path, 1);
+    CHECK(a.dims == std::vector<uint32_t>{16777219});
+    REQUIRE(a.data.size() == n);
+    CHECK(a.data[0] == 0);
+    CHECK(a.data[2] == 2);
+    CHECK(a.data[1048575] == 148);
+    CHECK(a.data[1048576] == 149);
+    CHECK(a.data[16777216] == 125);
+    CHECK(a.data[16777218] == 127);
+    CHECK(a.data == v);
+  }
+}
+
+TEST_CASE("idx: a gzip file whose 8-byte trailer is cut short is a damaged stream, after all its data") {
+  // Guards the end-of-stream check: the deflate data hold all 24 bytes of a valid {2,2,2}
+  // file, so every read of the header and pixels succeeds; only the trailer (CRC-32 and
+  // length) is missing.  Unchecked, the file would load as if intact.
+  TempDir dir("az_images");
+  write_idx(dir / "ok.gz", {2, 2, 2}, std::vector<uint8_t>{10, 20, 30, 40, 0, 255, 1, 254}.data());
+  std::vector<uint8_t> raw = read_raw(dir / "ok.gz");
+  REQUIRE(raw.size() > 18);
+  raw.resize(raw.size() - 4);  // the length (ISIZE) gone, the CRC kept
+  write_raw(dir / "cut.gz", raw);
+  std::string msg = error_of<DataError>([&] { read_idx(dir / "cut.gz", 3); });
+  CHECK(contains(msg, "idx: " + dir / "cut.gz" + ": gzip stream damaged after byte 24"));
+  CHECK(contains(msg, "expected an intact stream"));
+}
+
+TEST_CASE("idx: rank 4 (N x H x W x C) is read; rank 5 is refused") {
+  // Guards the documented rank range 1..4.
+  TempDir dir("az_images");
+  // magic 00 00 08 04, dims 1, 2, 1, 3, then 6 pixels
+  write_raw(dir / "r4", {0, 0, 8, 4, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6});
+  IdxArray a = read_idx(dir / "r4", 4);
+  CHECK(a.dims == std::vector<uint32_t>{1, 2, 1, 3});
+  CHECK(a.data == std::vector<uint8_t>{1, 2, 3, 4, 5, 6});
+  CHECK(contains(error_of<DataError>([&] { read_idx(dir / "r4", 5); }), "asked for rank 5, expected 1..4"));
+}
