@@ -167,6 +167,48 @@ TEST_CASE("find_man_refs finds name(section) and name (section), nothing else") 
   CHECK(refs[0].end == 10);
 }
 
+TEST_CASE("roff_to_text, worked out by hand: comments, continuations, CRLF, sizes, tags, .ig, 'requests, \\c") {
+  // \# is a comment as \" is (not '#' and the comment's words printed).
+  CHECK(az::roff_to_text("kept\\# a comment\nnext\n") == "kept next");
+  // A line ending in an escaped backslash \\ is complete and prints one backslash; one ending in a
+  // lone backslash continues (not: \\ taken as a continuation, "C:\next" read as the escape \n).
+  CHECK(az::roff_to_text("C:\\\\\nnext\n") == "C:\\ next");
+  CHECK(az::roff_to_text("con\\\ntinued\n") == "continued");
+  // A CRLF page reads as its LF form (not: ".PP\r" unknown, "\r" in the text and the heading).
+  std::vector<az::RoffHeading> heads;
+  CHECK(az::roff_to_text(".SH NAME\r\nls \\- list\r\n.PP\r\nmore\r\n", &heads) == "NAME\nls - list\n\nmore");
+  REQUIRE(heads.size() == 1);
+  CHECK(heads[0].title == "NAME");
+  // Size escapes print nothing in any form: \s(12 and \s[12] (not "(12"), \s0.
+  CHECK(az::roff_to_text("\\s(12big\\s0 and \\s[12]small\\s0\n") == "big and small");
+  // .TP: the tag is a line of its own, then its description (not "-v be verbose").
+  CHECK(az::roff_to_text("intro\n.TP\n.B \\-v\nbe verbose\n") == "intro\n-v\nbe verbose");
+  // .ig hides everything up to "..", as .de does (not: the ignored words printed).
+  CHECK(az::roff_to_text("a\n.ig\nhidden words\n..\nb\n") == "a b");
+  // The no-break control character ' starts a request as . does (not: "'br" printed as text).
+  CHECK(az::roff_to_text("one\n'br\ntwo\n") == "one\ntwo");
+  // \c joins the next line without a blank: "foo" + "bar" (not "foo bar").
+  CHECK(az::roff_to_text("\\fBfoo\\fP\\c\n.I bar\n") == "foobar");
+}
+
+TEST_CASE("roff_to_text, worked out by hand: .SS is a subsection, not a heading; '+' is part of a page name") {
+  // DESCRIPTION\n (12) text\n\n (6) Details\n (8) more\n\n (6): SEE ALSO begins at byte 32.
+  std::vector<az::RoffHeading> heads;
+  std::string t = az::roff_to_text(".SH DESCRIPTION\ntext\n.SS Details\nmore\n.SH SEE ALSO\n.BR ls (1)\n", &heads);
+  CHECK(t == "DESCRIPTION\ntext\n\nDetails\nmore\n\nSEE ALSO\nls(1)");
+  // Two headings (not three: .SS taken as .SH would end DESCRIPTION at "Details").
+  REQUIRE(heads.size() == 2);
+  CHECK(heads[0].title == "DESCRIPTION");
+  CHECK(heads[0].begin == 0);
+  CHECK(heads[0].end == 32);
+  CHECK(heads[1].title == "SEE ALSO");
+  CHECK(heads[1].begin == 32);
+  // g++(1) and c++filt(1) are references (not: '+' no name character, g++ dropped, "filt(1)").
+  std::vector<std::string> ids;
+  for (const az::ManRef& r : az::find_man_refs("see g++(1) and c++filt(1).")) ids.push_back(r.id);
+  CHECK(ids == std::vector<std::string>{"g++(1)", "c++filt(1)"});
+}
+
 TEST_CASE("corpus: aliases merged, links from SEE ALSO, undirected, no self, mentions stripped") {
   TempDir dir("az_retrieval");
   const int n = 60;

