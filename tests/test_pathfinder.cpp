@@ -32,6 +32,7 @@
 #include "data/pathfinder/lra_pathfinder_layout.h"
 #include "data/pathfinder/pathfinder.h"
 #include "data/pathfinder/pathfinder_baselines.h"
+#include "data/pathfinder/pathfinder_lra_draw.h"
 #include "data/pathfinder/pathfinder_style.h"
 #include "tests/util.h"
 
@@ -791,4 +792,179 @@ TEST_CASE("attnzoo data pathfinder --stats: a data set's law beside a reference'
   REQUIRE(az::test::run_cli("data pathfinder --stats " + dir / "a", &out, az::test::Streams::both) == 0);
   CHECK(out.find("ref ") == std::string::npos);
   CHECK(out.find("shortcut ink") != std::string::npos);
+}
+
+// ---- hand-worked values for the LRA layout, the drawing, the style API and the CLI ----------
+
+namespace {
+
+// A .npy (format 1.0) holding a rows x fields array of strings of width 12, as
+// np.save writes it: '<U12' (UCS-4, 4 bytes a character) or '|S12' (1 byte),
+// C or Fortran order, the header blank-padded to at least `pad` bytes and to a
+// multiple of 64 with the 10-byte preamble.
+std::string npy_of(const std::vector<std::vector<std::string>>& rows, bool ucs4, bool fortran, size_t pad) {
+  const size_t R = rows.size(), C = rows[0].size();
+  std::string header = std::string("{'descr': '") + (ucs4 ? "<U12" : "|S12") + "', 'fortran_order': " +
+                       (fortran ? "True" : "False") + ", 'shape': (" + std::to_string(R) + ", " + std::to_string(C) + "), }";
+  while (header.size() + 1 < pad || (10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += char(header.size() & 255), out += char(header.size() >> 8);
+  out += header;
+  for (size_t k = 0; k < R * C; ++k) {  // cells in storage order
+    const std::string& f = fortran ? rows[k % R][k / R] : rows[k / C][k % C];
+    for (size_t i = 0; i < 12; ++i) {
+      out += i < f.size() ? f[i] : '\0';
+      if (ucs4) out.append(3, '\0');
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// Guards: a Fortran-order array read row-major (r79c-layout-fortran-ignored), a '|S'
+// array read with UCS-4 widths (r79c-layout-bytes-dtype-width), a header length of
+// 256 bytes or more read from its low byte only (r79c-layout-npy-hlen-low-byte).
+TEST_CASE("pathfinder lra layout: NumPy metadata in Fortran order, as bytes, behind a long header") {
+  const std::vector<std::vector<std::string>> rows = {
+      {"imgs/4", "sample_0.png", "0", "1"}, {"imgs/4", "sample_1.png", "1", "0"}, {"imgs/5", "sample_2.png", "2", "1"}};
+  const std::string variants[] = {npy_of(rows, true, true, 0), npy_of(rows, false, false, 0), npy_of(rows, false, true, 0),
+                                  npy_of(rows, true, false, 300)};
+  CHECK(uint8_t(variants[3][8]) + 256 * uint8_t(variants[3][9]) == 310);  // 10 + 310 = 5 * 64
+  for (const std::string& npy : variants) {
+    const std::vector<LraMetaEntry> e = parse_lra_pathfinder_metadata(npy, "m.npy");
+    REQUIRE(e.size() == 3);
+    CHECK(e[0].folder == "imgs/4");
+    CHECK(e[1].file == "sample_1.png");
+    CHECK(e[2].folder == "imgs/5");
+    CHECK(e[2].index == 2);
+    CHECK(e[0].label == 1);
+    CHECK(e[1].label == 0);
+    CHECK(e[2].label == 1);
+  }
+}
+
+// Guards: metadata written on Windows (CRLF) refused, its CR taken for a control byte
+// in the label field (r79c-layout-crlf-kept).
+TEST_CASE("pathfinder lra layout: CRLF metadata lines read as LF ones") {
+  const std::vector<LraMetaEntry> e = parse_lra_pathfinder_metadata("imgs/0 sample_0.png 0 1\r\nimgs/0 sample_1.png 1 0\r\n", "m");
+  REQUIRE(e.size() == 2);
+  CHECK(e[0].label == 1);
+  CHECK(e[1].label == 0);
+  CHECK(e[1].line == 2);
+}
+
+// Twelve 2x2 images, image i all at grey level i (token i + 1), one per batch:
+// metadata 0.npy .. 11.npy.  Numeric order puts 10.npy and 11.npy last; LRA's
+// split of n = 12 rounds 9.6 to 10 and 10.8 to 11: train images 0..9, val 10,
+// test 11.  Guards: name order 0, 1, 10, 11, 2, .. (r79c-layout-batches-by-name),
+// boundaries rounded down to 9 and 10 (r79c-layout-split-floor).
+TEST_CASE("pathfinder lra layout: batches in numeric order, LRA's split rounded to the closest image") {
+  TempDir dir("az_pf_order");
+  Dataset ds;
+  ds.vocab_size = 257, ds.num_classes = 2, ds.class_names = {"0", "1"}, ds.height = 2, ds.width = 2, ds.channels = 1;
+  for (int i = 0; i < 12; ++i) ds.seqs.push_back(std::vector<int32_t>(4, i + 1)), ds.labels.push_back(i % 3 == 0);
+  write_lra_pathfinder_layout(ds, dir.path, 1);
+  CHECK(std::filesystem::exists(dir / "metadata/11.npy"));
+  const Splits s = load_lra_pathfinder(dir.path);
+  REQUIRE(s.train.size() == 10);
+  REQUIRE(s.val.size() == 1);
+  REQUIRE(s.test.size() == 1);
+  for (int i = 0; i < 10; ++i) {
+    CHECK(s.train.seqs[size_t(i)] == std::vector<int32_t>(4, i + 1));
+    CHECK(s.train.labels[size_t(i)] == int(i % 3 == 0));
+  }
+  CHECK(s.val.seqs[0] == std::vector<int32_t>(4, 11));
+  CHECK(s.test.seqs[0] == std::vector<int32_t>(4, 12));
+  CHECK(s.test.labels[0] == 0);  // 11 % 3 != 0
+}
+
+// At antialias_scale 1 the Lanczos resize is the identity (scale 1: weight 1 at the
+// pixel, sinc zeros elsewhere), so the patch is PIL's line itself.  Length 2,
+// margin 1, thickness 1: half 2 + 1 + 1 = 4, a 9x9 patch, start (4,4).  Towards
+// (dy, dx) = (1, 2) PIL's x-major Bresenham (e = 2*1 - 2 = 0 >= 0: step down
+// at once) lights (4,4), (5,5), then the last point (5,6).  The mask dilates
+// them by snakes.generate_dilation_struct(1) (x^2 + y^2 <= 1: a plus): 11
+// pixels.  The seed footprint: mask pixels inside the 7x7 canvas (row, col < 7;
+// (5,7) falls out), less the anchor 3: 10 offsets.  Guards: the disc without its
+// rim, d^2 < r^2, which leaves only the centre (r79c-draw-dilate-strict), and
+// the line and footprint rules beside it.
+TEST_CASE("pathfinder lra draw: a 1-px paddle's ink, mask and footprint, pixel by pixel") {
+  using namespace az::lra_draw;
+  CHECK(PaddleShape{2, 1, 1, 1.0}.half() == 4);
+  CHECK(PaddleShape{2, 1, 2, 0.5}.half() == 4);   // LRA-32's: ceil(0.5) = 1
+  CHECK(PaddleShape{2, 1, 2, 1.5}.half() == 5);
+  const Paddle p = draw_paddle(PaddleShape{2, 1, 1, 1.0}, 1, 2);
+  REQUIRE(p.ink.size() == 81);
+  auto lit = [](const std::vector<float>& v) {
+    std::set<std::pair<int, int>> s;
+    for (int i = 0; i < 81; ++i) {
+      CHECK((v[size_t(i)] == 0.0f || v[size_t(i)] == 1.0f));
+      if (v[size_t(i)] == 1.0f) s.insert({i / 9, i % 9});
+    }
+    return s;
+  };
+  CHECK(lit(p.ink) == std::set<std::pair<int, int>>{{4, 4}, {5, 5}, {5, 6}});
+  CHECK(lit(p.mask) == std::set<std::pair<int, int>>{{3, 4}, {4, 3}, {4, 4}, {4, 5}, {4, 6}, {5, 4},
+                                                     {5, 5}, {5, 6}, {5, 7}, {6, 5}, {6, 6}});
+  CHECK(p.hot.size() == 11);
+  std::set<std::pair<int, int>> fp;
+  for (const Pt& o : p.footprint) fp.insert({o.y, o.x});
+  CHECK(fp == std::set<std::pair<int, int>>{{0, 1}, {1, 0}, {1, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 2}, {2, 3}, {3, 2}, {3, 3}});
+  // snakes.translate_coord rounds up: 3 * cos(45 deg) = 2.12 -> 3; and sin(pi) = 1.2e-16 -> 1.
+  CHECK(translate({5, 5}, kPi / 4, 3).y == 8);
+  CHECK(translate({5, 5}, kPi / 4, 3).x == 8);
+  CHECK(translate({0, 0}, kPi, 2).y == 1);
+  CHECK(translate({0, 0}, kPi, 2).x == -2);
+}
+
+// Guards: the LRA style's presets all hard (r79c-style-preset-difficulty-ignored), a
+// cut configuration checked by the LRA rules (r79c-style-validate-cut-as-lra), the LRA
+// test split drawn from the validation stream (r79c-style-test-stream-is-val).
+TEST_CASE("pathfinder style: presets keep their difficulty; validate reads the chosen style; test has its own stream") {
+  CHECK(pathfinder_data_preset("lra", "easy").lra.contour_length == 6);
+  CHECK(pathfinder_data_preset("lra", "medium").lra.contour_length == 9);
+  CHECK(pathfinder_data_preset("lra", "hard").lra.contour_length == 14);
+  CHECK(pathfinder_data_preset("cut", "easy").cut.path_segments == 6);
+  PathfinderDataConfig c = pathfinder_data_preset("cut");
+  c.cut.path_segments = 2;
+  CHECK(contains(error_of<DataError>([&] { validate(c); }), "path_segments 2, expected 3..1000"));
+  c = pathfinder_data_preset("lra");
+  c.lra.contour_length = 0;
+  CHECK(contains(error_of<DataError>([&] { validate(c); }), "contour_length 0, expected 1..1000"));
+  const Splits s = generate_pathfinder_splits(pathfinder_data_preset("lra"), 0, 4, 4, 7);
+  REQUIRE(s.val.size() == 4);
+  REQUIRE(s.test.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(s.val.seqs[i] != s.test.seqs[i]);
+}
+
+// Guards: --size ignored by the LRA style (r79c-task-data-size-ignored), --difficulty
+// ignored by the cut style (r79c-task-cut-difficulty-ignored), --layout lra batches
+// of other than the release's 1000 images (r79c-task-lra-layout-batch): 1001 images
+// are imgs/0 with sample_0..999 and imgs/1 with sample_0 alone.
+TEST_CASE("attnzoo data pathfinder: --size, --difficulty, and --layout lra's 1000 images a batch") {
+  TempDir dir("az_pf_cli");
+  auto text_of = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string out;
+  REQUIRE(az::test::run_cli("data pathfinder --size 48 --difficulty 6 --n 20 --out " + dir / "lra", &out) == 0);
+  CHECK(contains(text_of(dir / "lra/pathfinder.txt"), "\nimage_size 48\n"));
+  CHECK(contains(text_of(dir / "lra/pathfinder.txt"), "\ncontour_length 6\n"));
+  CHECK(load_image_folder(dir / "lra", 1).train.height == 48);
+  REQUIRE(az::test::run_cli("data pathfinder --style cut --difficulty 3 --size 40 --n 10 --out " + dir / "cut", &out) == 0);
+  CHECK(contains(text_of(dir / "cut/pathfinder.txt"), "\npath_segments 3\n"));
+  CHECK(contains(text_of(dir / "cut/pathfinder.txt"), "\nimage_size 40\n"));
+  REQUIRE(az::test::run_cli("data pathfinder --layout lra --n 1001 --out " + dir / "rel", &out) == 0);
+  CHECK(std::filesystem::exists(dir / "rel/imgs/0/sample_999.png"));
+  CHECK(std::filesystem::exists(dir / "rel/imgs/1/sample_0.png"));
+  CHECK(!std::filesystem::exists(dir / "rel/imgs/1/sample_1.png"));
+  CHECK(!std::filesystem::exists(dir / "rel/imgs/2"));
+  CHECK(parse_lra_pathfinder_metadata(text_of(dir / "rel/metadata/0.npy"), "0.npy").size() == 1000);
+  const std::vector<LraMetaEntry> last = parse_lra_pathfinder_metadata(text_of(dir / "rel/metadata/1.npy"), "1.npy");
+  REQUIRE(last.size() == 1);
+  CHECK(last[0].folder == "imgs/1");
+  CHECK(last[0].index == 0);
 }
