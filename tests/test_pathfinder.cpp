@@ -880,6 +880,28 @@ TEST_CASE("pathfinder lra layout: batches in numeric order, LRA's split rounded 
   CHECK(s.test.labels[0] == 0);  // 11 % 3 != 0
 }
 
+// TFDS turns LRA's percent slices into indices with Python's round, half to even:
+// int(round(90 * n / 100.)).  Only the 90% boundary can tie (n * 8 never ends in 5):
+// n = 25 gives 22.5 -> 22, so train 20, val 2, test 3; n = 15 gives 13.5 -> 14
+// (even), so 12, 2, 1; n = 45 gives 40.5 -> 40, so 36, 4, 5.  Rounding half up
+// would give 20/3/2 and 36/5/4.
+TEST_CASE("pathfinder lra layout: LRA's split rounds a tie half to even, as TFDS's percent slices do") {
+  for (const auto& [n, tr, va, te] : {std::array<size_t, 4>{25, 20, 2, 3}, {15, 12, 2, 1}, {45, 36, 4, 5}}) {
+    CAPTURE(n);
+    TempDir dir("az_pf_tie");
+    Dataset ds;
+    ds.vocab_size = 257, ds.num_classes = 2, ds.class_names = {"0", "1"}, ds.height = 1, ds.width = 1, ds.channels = 1;
+    for (size_t i = 0; i < n; ++i) ds.seqs.push_back({int32_t(i % 250 + 1)}), ds.labels.push_back(int(i % 2));
+    write_lra_pathfinder_layout(ds, dir.path, 10);
+    const Splits s = load_lra_pathfinder(dir.path);
+    CHECK(s.train.size() == tr);
+    CHECK(s.val.size() == va);
+    CHECK(s.test.size() == te);
+    REQUIRE(s.test.size() > 0);
+    CHECK(s.test.seqs.back() == std::vector<int32_t>{int32_t(n)});  // the last image is the last test one
+  }
+}
+
 // At antialias_scale 1 the Lanczos resize is the identity (scale 1: weight 1 at the
 // pixel, sinc zeros elsewhere), so the patch is PIL's line itself.  Length 2,
 // margin 1, thickness 1: half 2 + 1 + 1 = 4, a 9x9 patch, start (4,4).  Towards

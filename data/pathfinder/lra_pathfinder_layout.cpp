@@ -324,8 +324,14 @@ Splits load_lra_pathfinder(const std::string& root_in) {
                               ", expected " + std::to_string(ws[0]) + "x" + std::to_string(hs[0]) + " as " + items[0].path);
     }
   all.width = ws[0], all.height = hs[0];
-  // LRA's split: [:80%] train, [80%:90%] val, [90%:] test, in file order.
-  const size_t n = all.size(), a = (n * 8 + 5) / 10, b = (n * 9 + 5) / 10;
+  // LRA's split: [:80%] train, [80%:90%] val, [90%:] test, in file order.  TFDS turns a
+  // percent into an index as int(round(pct * n / 100.)): Python's round, half to even, so 25
+  // examples split 20 / 2 / 3 (22.5 -> 22), not 20 / 3 / 2.
+  const auto boundary = [n = all.size()](size_t tenths) {
+    const size_t q = n * tenths / 10, r = n * tenths % 10;
+    return q + (r > 5 || (r == 5 && q % 2 == 1));
+  };
+  const size_t n = all.size(), a = boundary(8), b = boundary(9);
   Splits s;
   for (Dataset* d : {&s.train, &s.val, &s.test}) {
     d->vocab_size = all.vocab_size, d->num_classes = 2, d->class_names = all.class_names;

@@ -10,8 +10,8 @@
 // ignore.  A metadata file that snakes2.py itself wrote with np.save (binary
 // NumPy format, a 2-D array of strings) is read the same way.
 // LRA then takes the examples of all metadata files in order and splits them
-// [:80%] train, [80%:90%] val, [90%:] test; we do the same, with the files in
-// numeric batch order.
+// [:80%] train, [80%:90%] val, [90%:] test (TFDS's percent slices, rounded
+// half to even); we do the same, with the files in numeric batch order.
 // Cost: one PNG decode per image; metadata parsing is linear in its size.
 #pragma once
 #include <cstdint>
@@ -57,8 +57,8 @@ Splits load_lra_pathfinder(const std::string& root);
 void refuse_lra_pathfinder_as_image_folder(const std::string& dir, const std::vector<std::string>& classes,
                                            const std::string& flag = "--data");
 
-// Writes a data set in LRA's layout (PNG images, text metadata with
-// snakes2.py's eleven fields), per_batch images per batch folder: fixtures
+// Writes a data set in LRA's layout (PNG images, text metadata with the
+// four fields LRA reads, not snakes2.py's eleven), per_batch images per batch folder: fixtures
 // for tests, and files any LRA pipeline reads.
 void write_lra_pathfinder_layout(const Dataset& ds, const std::string& root, int64_t per_batch);
 
