@@ -4,6 +4,8 @@
 //   - checkpoints: a writer killed at random moments, a write failing at a chosen
 //     byte (RLIMIT_FSIZE), a full disk (/dev/full): the previous checkpoint
 //     always survives and loads, and the error says what happened;
+//   - the checkpoint format byte by byte, each damaged variant refused by name, a
+//     failing fsync (a seccomp filter) reported; JSON records' false, null and NUL bytes;
 //   - numeric guards: an absurd learning rate stops training naming the step
 //     and the parameter (and, with anomaly detection, the op), keeping the last
 //     good checkpoint;
@@ -19,11 +21,17 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <zlib.h>
 
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -43,6 +51,7 @@
 #include "tests/fuzz/fuzz_tar.cpp"
 #include "tests/fuzz/fuzz_text.cpp"
 #include "data/images/image_folder.h"
+#include "train/json.h"
 #include "train/trainer.h"
 #include "autograd/runtime/strings.h"
 #include "tests/util.h"
@@ -341,6 +350,139 @@ TEST_CASE("a checksum-valid checkpoint with hostile contents is refused with one
   tmap = tiny_run("x").to_map();
   tmap["seed"] = "many";
   CHECK(contains(error_of([&] { TrainConfig::from_map(tmap); }), "'seed' is not a number: 'many'"));
+}
+
+// ---- the checkpoint format, byte by byte (planted bugs r79f-ckpt-*) -------------------------
+
+namespace {
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+void write_bytes(const std::string& path, const std::string& b) { std::ofstream(path, std::ios::binary) << b; }
+// The checkpoint of step 7, epoch 2, index 3, everything else at its default.
+Checkpoint step7() {
+  Checkpoint c;
+  c.step = 7, c.data.epoch = 2, c.data.index = 3;
+  return c;
+}
+// Its 130-byte payload, field by field in cereal's portable binary (little-endian).
+std::string step7_payload() {
+  std::string p(1, '\1');            // cereal: "little-endian" flag
+  p += std::string(5 * 8, '\0');     // counts: model map, train map, params, buffers, optimizer
+  p += std::string(4 * 8, '\0');     // rng state
+  p += std::string("\7\0\0\0\0\0\0\0", 8);  // step 7
+  p += std::string(8, '\0') + std::string("\2\0\0\0\0\0\0\0", 8) + std::string("\3\0\0\0\0\0\0\0", 8) +
+       std::string(8, '\0');         // data: seed 0, epoch 2, index 3, dataset_size 0
+  p += '\1';                         // shuffle
+  p += std::string("\0\0\0\0\0\0\xf0\xbf", 8);  // best_val -1.0 (0xBFF0000000000000)
+  p += std::string(8, '\xff');       // best_step -1
+  return p;
+}
+// A valid header (magic, version 1, length, zlib's CRC-32) around any payload.
+std::string wrapped(const std::string& payload) {
+  uint64_t len = payload.size();
+  uint32_t crc = uint32_t(crc32(0L, reinterpret_cast<const Bytef*>(payload.data()), uInt(len)));
+  std::string h("ATTNZOO\0\1\0\0\0", 12);
+  for (int i = 0; i < 8; ++i) h += char(len >> (8 * i));
+  for (int i = 0; i < 4; ++i) h += char(crc >> (8 * i));
+  return h + payload;
+}
+}  // namespace
+
+TEST_CASE("checkpoint file: a tiny checkpoint is these exact bytes, and each damaged variant is refused by name") {
+  TempDir dir("az_hardening");
+  const std::string path = dir / "c.ckpt";
+  save_checkpoint(path, step7());
+  const std::string b = file_bytes(path);
+  // header: magic, version 1 (u32 LE), payload length 130 = 0x82 (u64 LE), CRC-32 0xbeae8e97 (u32 LE,
+  // zlib.crc32 of the payload in Python)
+  CHECK(b.substr(0, 24) == std::string("ATTNZOO\0" "\1\0\0\0" "\x82\0\0\0\0\0\0\0" "\x97\x8e\xae\xbe", 24));
+  CHECK(b.substr(24) == step7_payload());
+  CHECK(wrapped(step7_payload()) == b);
+  Checkpoint c = load_checkpoint(path);
+  CHECK(c.step == 7);
+  CHECK(c.data.epoch == 2);
+  CHECK(c.data.index == 3);
+  const std::string bad = dir / "bad.ckpt";
+  auto refusal = [&](const std::string& bytes) {
+    write_bytes(bad, bytes);
+    return error_of([&] { load_checkpoint(bad); });
+  };
+  // cut by fewer bytes than the header holds (bug: the length check forgot the header)
+  for (size_t cut : {1, 4, 23, 24})
+    CHECK(refusal(b.substr(0, b.size() - cut)) ==
+          "checkpoint " + bad + " is truncated: " + std::to_string(154 - cut) + " bytes, expected 154");
+  // bytes after the payload, e.g. two files glued together (bug: trailing bytes accepted)
+  CHECK(refusal(b + "x") == "checkpoint " + bad + " has 1 unexpected trailing bytes");
+  CHECK(refusal(b + b) == "checkpoint " + bad + " has 154 unexpected trailing bytes");
+  // the magic's last byte is NUL (bug: only 7 bytes compared)
+  std::string m = b;
+  m[7] = '!';
+  CHECK(refusal(m) == "checkpoint " + bad + " is not an attnzoo checkpoint (bad magic)");
+  // version 0 is refused as well as newer ones (bug: only ver > 1 refused)
+  std::string v = b;
+  v[8] = 0;
+  CHECK(refusal(v) == "checkpoint " + bad + " has format version 0, this program reads version 1");
+  // a CRC-valid payload with one byte after the last field (bug: leftovers ignored)
+  CHECK(refusal(wrapped(step7_payload() + "\1")) == "checkpoint " + bad + " is corrupt: 1 bytes left over");
+  // a model map claiming 50 entries (800 bytes at least) with 100 bytes left: refused before
+  // reading, as 50 > 100 / 16 (bug: the bound in bytes, 50 <= 100, lets it read on)
+  std::string p(1, '\1');
+  p += std::string("\x32\0\0\0\0\0\0\0", 8) + std::string(100, '\0');
+  CHECK(refusal(wrapped(p)) == "checkpoint " + bad + " is corrupt: a length field exceeds the file");
+}
+
+TEST_CASE("checkpoint file: a longer leftover .tmp from a killed writer leaves no tail in the next checkpoint") {
+  TempDir dir("az_hardening");
+  const std::string path = dir / "c.ckpt";
+  write_bytes(path + ".tmp", std::string(4096, 'z'));  // bug: the temporary file opened without O_TRUNC
+  save_checkpoint(path, step7());
+  CHECK(fs::file_size(path) == 154);
+  CHECK(load_checkpoint(path).step == 7);
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_CASE("checkpoint file: a failing fsync (EIO, by a seccomp filter) keeps the previous checkpoint and says why") {
+  TempDir dir("az_hardening");
+  const std::string path = dir / "c.ckpt";
+  save_checkpoint(path, big_checkpoint(1, 100));
+  std::string msg = in_child([&]() -> std::string {
+    // fsync returns EIO: bugs that skip the fsync, or ignore its error, save as if all were well
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fsync, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+      return "no seccomp";  // e.g. under qemu-user
+    return error_of([&] { save_checkpoint(path, big_checkpoint(2, 100)); });
+  });
+  if (msg == "no seccomp") {
+    MESSAGE("seccomp filters are not available here: skipped");
+    return;
+  }
+  CHECK(msg == "cannot flush checkpoint " + path + ".tmp: Input/output error (the previous checkpoint is unchanged)");
+  CHECK(load_whole(path, 100) == 1);
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_CASE("JSON records: false, null, NUL bytes and control bytes survive; a nested config section is left out") {
+  JsonObject o;
+  REQUIRE(parse_json_object("{\"a\": false, \"b\": true, \"c\": null, \"d\": \"x\\u0000y\"}", &o));
+  CHECK(json_text(o, "a") == "false");  // bug: false read as true
+  CHECK(json_text(o, "b") == "true");
+  CHECK(json_text(o, "c") == "null");
+  CHECK(json_text(o, "d") == std::string("x\0y", 3));
+  // escapes by hand: NUL and 0x01 as \u00XX, then \" \\ \n \t (bug: quoting stops at the NUL)
+  CHECK(json_quote(std::string("a\0b\1\"\\\n\t", 8)) == "\"a\\u0000b\\u0001\\\"\\\\\\n\\t\"");
+  TempDir dir("az_hardening");
+  write_bytes(dir / "config.json", "{\"model\": {\"dim\": 16, \"name\": \"m\"}, \"train\": {\"x\": [1]}, \"n\": 3}");
+  auto s = read_json_sections(dir / "config.json");
+  REQUIRE(s.size() == 1);  // bug: "train" kept with the previous section's values
+  CHECK(s["model"] == JsonObject{{"dim", "16"}, {"name", "m"}});
 }
 
 // ---- numeric guards -------------------------------------------------------------------

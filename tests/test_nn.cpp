@@ -2,11 +2,13 @@
 // schedules, clipping.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "autograd/gradcheck.h"
+#include "nn/init.h"
 #include "nn/layers.h"
 #include "nn/optim.h"
 #include "train/model.h"
@@ -428,4 +430,31 @@ TEST_CASE("an input read by two layers gets the sum of both gradients (Linear, L
   GradcheckResult g = gradcheck([&](auto&) { return add(mul(a.forward(x), b.forward(x)), a.forward(n.forward(x))); }, in);
   INFO(g.worst);
   CHECK(g.ok);
+}
+
+// Planted bugs r79f-xavier-*, r79f-init-normal-*: a bound or a range a reviewer fears is wrong
+// passes "every |w| <= a" above; the moments of 60000 draws do not.
+TEST_CASE("initialisers: Xavier-uniform fills [-a, a] with a = sqrt(6 / (fan_in + fan_out)); init_normal has its std") {
+  // fan_in 30, fan_out 10: a = sqrt(6 / 40) = 0.38730, variance a^2 / 3 = 2 / 40 = 0.05
+  // (fan_in alone: 0.0667; fan_out alone: 0.2; sqrt(3 / 40): 0.025; drawn in [0, a): mean 0.19)
+  Rng r(11);
+  const double a = std::sqrt(6.0 / 40.0);
+  double n = 0, sum = 0, sq = 0, lo = 1, hi = -1;
+  for (int k = 0; k < 200; ++k) {
+    Tensor w = init_xavier_uniform(30, 10, r);
+    CHECK(w.shape() == Shape{30, 10});
+    for (float v : w.to_vector()) n += 1, sum += v, sq += double(v) * v, lo = std::min(lo, double(v)), hi = std::max(hi, double(v));
+  }
+  CHECK(std::fabs(sum / n) < 0.005);  // the mean's standard error is 0.0009
+  CHECK(sq / n == doctest::Approx(0.05).epsilon(0.02));
+  CHECK(lo >= -a - 1e-6);
+  CHECK(hi <= a + 1e-6);
+  CHECK(lo < -0.99 * a);
+  CHECK(hi > 0.99 * a);
+  // init_normal({100, 100}, 0.02): mean 0, standard deviation 0.02 (bug: the std ignored, 1)
+  sum = sq = n = 0;
+  for (int k = 0; k < 5; ++k)
+    for (float v : init_normal({100, 100}, 0.02f, r).to_vector()) n += 1, sum += v, sq += double(v) * v;
+  CHECK(std::fabs(sum / n) < 0.0005);  // standard error 0.00009
+  CHECK(std::sqrt(sq / n) == doctest::Approx(0.02).epsilon(0.02));
 }
