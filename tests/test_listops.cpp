@@ -11,6 +11,7 @@
 
 #include "data/listops/listops.h"
 #include "tests/util.h"
+#include "train/tasks.h"
 
 using namespace az;
 namespace fs = std::filesystem;
@@ -19,6 +20,7 @@ namespace {
 
 using az::test::TempDir;
 using az::test::error_of;
+using az::test::contains;
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
@@ -300,4 +302,62 @@ TEST_CASE("listops: impossible configurations are errors, not endless loops") {
   ListOpsGenerator g(c);
   for (int i = 0; i < 400; ++i) g.next();
   CHECK(error_of<DataError>([&] { g.next(); }).find("no new tree") != std::string::npos);
+}
+
+// Depth 2 with p_op 1: the root is an operator over digits only, so every tree
+// is [OP d d ] (4 tokens) or, with max_args 3, [OP d d d ] (5 tokens).
+TEST_CASE("listops, worked out by hand: arity 2..max_args, lengths strictly between min_len and max_len") {
+  ListOpsConfig c = listops_default();
+  c.max_depth = 2, c.max_args = 3, c.p_op = 1.0, c.min_len = 0, c.max_len = 100;
+  auto lengths = [](const ListOpsConfig& cfg) {
+    ListOpsGenerator g(cfg);
+    std::set<int> seen;
+    for (int i = 0; i < 300; ++i) {
+      g.next();
+      seen.insert(g.length());
+    }
+    return seen;
+  };
+  // Guards an arity drawn from [1, max_args] (3 tokens) or [2, max_args + 1] (6 tokens).
+  CHECK(lengths(c) == std::set<int>{4, 5});
+  // Guards the length filter's ends: LRA keeps min_len < length < max_len.
+  c.min_len = 4, c.max_len = 6;
+  CHECK(lengths(c) == std::set<int>{5});
+  c.min_len = 3, c.max_len = 5;
+  CHECK(lengths(c) == std::set<int>{4});
+  // Guards the longest tree counted a level too deep: at depth 2 and arity 3 it is
+  // [OP d d d ], 5 tokens, the shortest [OP d d ], 4; so 5 < length is impossible.
+  c.min_len = 5, c.max_len = 100;
+  CHECK(contains(error_of<DataError>([&] { ListOpsGenerator g(c); }),
+                 "trees with max_depth 2, max_args 3 have 4..5 tokens; none fits strictly between 5 and 100"));
+  // Depth 3, arity 2, p_op 1: [OP [OP d d ] [OP d d ] ] is the only shape, 2 + 2 * 4 = 10 tokens.
+  c.max_depth = 3, c.max_args = 2, c.min_len = 5, c.max_len = 10;
+  CHECK(contains(error_of<DataError>([&] { ListOpsGenerator g(c); }), "have 10..10 tokens; none fits strictly between 5 and 10"));
+}
+
+// The task's wiring on files written by hand: [MAX 4 3 ] is 4 tokens (12 5 4 15),
+// [SM 1 2 3 ] is 5, so the longest expression is 5 tokens.
+TEST_CASE("listops task, worked out by hand: --seq-len equal to the longest is taken, one less refused, default 128") {
+  TempDir dir("az_test_listops_task");
+  fs::create_directories(dir / "lo");
+  write_text(dir / "lo/train.tsv", "Source\tTarget\n[MAX 4 3 ]\t4\n( ( ( ( [SM 1 ) 2 ) 3 ) ] )\t6\n");
+  write_text(dir / "lo/val.tsv", "Source\tTarget\n[MIN 4 3 ]\t3\n");
+  write_text(dir / "lo/test.tsv", "Source\tTarget\n[MED 4 3 ]\t3\n");
+  const TaskInfo& info = task_info("listops");
+  TaskContext c;
+  c.task = "listops", c.data = dir / "lo", c.opt = {{"preset", ""}};
+  c.seq_len = 5;  // guards refusing a --seq-len that cuts nothing
+  TaskData t = info.load(c);
+  CHECK(t.max_len == 5);
+  CHECK(t.splits.train.seqs[0] == std::vector<int32_t>{12, 5, 4, 15});
+  c.seq_len = 4;
+  CHECK(contains(error_of([&] { info.load(c); }), "the longest expression has 5 tokens, more than --seq-len 4"));
+  c.seq_len = 0;  // guards the documented default length (128 unless an expression is longer)
+  CHECK(info.load(c).max_len == 128);
+
+  // predict: an expression exactly as long as the model is read, a longer one refused
+  c.seq_len = 4;
+  TaskData p = info.cli.read_inputs({"[MAX 4 3 ]"}, c);
+  CHECK(p.splits.test.seqs == std::vector<std::vector<int32_t>>{{12, 5, 4, 15}});
+  CHECK(contains(error_of([&] { info.cli.read_inputs({"[SM 1 2 3 ]"}, c); }), "has 5 tokens, more than the model's 4"));
 }

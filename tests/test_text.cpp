@@ -720,3 +720,86 @@ TEST_CASE("text baselines: bag of bytes reads byte content, length only reads le
     CHECK(b.bag_of_bytes < 1.0 / classes + 0.15);
   }
 }
+
+TEST_CASE("text task, worked out by hand: cut to --seq-len with a count, 1024 by default, byte token names") {
+  // 3, 8, 4 and 5 bytes: at --seq-len 4 the 8- and 5-byte documents are cut, the 4-byte one is not.
+  TempDir t("az_test_text");
+  write(t / "d/train.tsv", "a\tabc\nb\tabcdefgh\n");
+  write(t / "d/val.tsv", "a\tabcd\n");
+  write(t / "d/test.tsv", "b\tabcde\n");
+  const az::TaskInfo& info = az::task_info("text");
+  az::TaskContext c;
+  c.task = "text", c.data = t / "d", c.seq_len = 4, c.opt = {{"baselines", "0"}};
+  az::TaskData d;
+  auto load_logged = [&] {  // the notice goes to stderr: catch it in a file
+    std::fflush(stderr);
+    int saved = dup(2);
+    FILE* log = std::fopen((t / "stderr.txt").c_str(), "w");
+    REQUIRE(log);
+    dup2(fileno(log), 2);
+    d = info.load(c);
+    std::fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    std::fclose(log);
+    return read(t / "stderr.txt");
+  };
+  // Guards a cut without the notice, and one counting the document of exactly 4 bytes.
+  CHECK(load_logged() == "text: 2 of 4 documents are longer than --seq-len 4 bytes and were cut to it\n");
+  CHECK(d.max_len == 4);
+  CHECK(d.splits.train.seqs[1] == std::vector<int32_t>{'a' + 1, 'b' + 1, 'c' + 1, 'd' + 1});
+  CHECK(d.splits.test.seqs[0] == std::vector<int32_t>{'a' + 1, 'b' + 1, 'c' + 1, 'd' + 1});
+  CHECK(d.splits.val.seqs[0].size() == 4);
+  c.seq_len = 0;  // guards the documented default, 1024 bytes
+  CHECK(load_logged() == "");
+  CHECK(d.max_len == 1024);
+  CHECK(d.splits.train.seqs[1].size() == 8);
+  // Token names: byte b is token b + 1 (guards naming every token one byte off).
+  CHECK(info.cli.token_name('A' + 1) == "A");
+  CHECK(info.cli.token_name(' ' + 1) == "' '");
+  CHECK(info.cli.token_name(1) == "\\x00");
+  CHECK(info.cli.token_name(256) == "\\xff");
+}
+
+TEST_CASE("text baselines, worked out by hand: majority and length only fit on train, ties and unseen lengths go to the majority") {
+  // Documents of n bytes fall in half-octave bin floor(2 log2(n + 1)): 3, 4 -> 4; 7, 8 -> 6; 15, 16 -> 8;
+  // 1 -> 2; 5 -> 5.  Train: bin 4 holds class 0 twice, bin 6 one of each (a tie), bin 8 class 1
+  // three times; class 1 is the majority, 4 of 7.
+  auto docs = [](std::vector<std::pair<size_t, int32_t>> rows) {
+    Dataset d;
+    for (auto [n, y] : rows) d.seqs.push_back(az::bytes_to_tokens(std::string(n, 'x'))), d.labels.push_back(y);
+    return d;
+  };
+  Splits s{docs({{3, 0}, {4, 0}, {7, 0}, {8, 1}, {15, 1}, {16, 1}, {15, 1}}), Dataset{},
+           docs({{3, 0}, {4, 0}, {3, 0}, {8, 1}, {1, 1}, {5, 1}, {4, 0}})};
+  az::TextBaselines b = az::text_baselines(s);
+  CHECK(b.n_test == 7);
+  // Train's majority (1) is right on 3 of 7 test documents; test's own (0) would be 4 of 7.
+  CHECK(b.majority == doctest::Approx(3.0 / 7));
+  // Length only: 3, 4 -> bin 4 -> 0 (right 4 times); 8 -> bin 6, a tie -> the majority, 1;
+  // 1 and 5 -> bins no train document had -> the majority, 1: all 7 right.  A tie given to
+  // class 0 gets 6/7, unseen bins guessed 0 5/7, whole-octave bins (5 joins 3 and 4) 6/7.
+  CHECK(b.length_only == doctest::Approx(1.0));
+}
+
+TEST_CASE("text baselines, worked out by hand: bag of bytes keeps the epoch that val likes best, not the last") {
+  // Train: seven 'aaaa' of class 1, one 'bbbb' of class 0, so the share of b is 1/8 on average,
+  // deviation sqrt(1/8 * 7/8) = 0.331.  'baa' (1/3 b) stands at (1/3 - 1/8) / 0.331 = 0.63.
+  // Adam's first steps move each weight and bias by about lr in the sign of its gradient: at
+  // epoch 10 the boundary is at 0.5 and 'baa' is class 0.  Trained on, it moves toward the
+  // middle of the two groups ((2.65 - 0.38) / 2 = 1.13) and 'baa' becomes class 1.  So with
+  // val and test both 'baa' of class 0 the kept weights are epoch 10's and score 1; the last
+  // epoch's would score 0 (the bug this guards).  Of class 1, a later epoch is kept: 1 again.
+  auto docs = [](std::vector<std::pair<std::string, int32_t>> rows) {
+    Dataset d;
+    for (auto& [text, y] : rows) d.seqs.push_back(az::bytes_to_tokens(text)), d.labels.push_back(y);
+    return d;
+  };
+  std::vector<std::pair<std::string, int32_t>> train(7, {"aaaa", 1});
+  train.push_back({"bbbb", 0});
+  for (int32_t y : {0, 1}) {
+    CAPTURE(y);
+    Splits s{docs(train), docs({{"baa", y}}), docs({{"baa", y}})};
+    CHECK(az::text_baselines(s).bag_of_bytes == 1.0);
+  }
+}
