@@ -379,6 +379,86 @@ TEST_CASE("gradcheck fails on a deliberately wrong backward") {
   CHECK(gradcheck([](auto& v) { return mul(v[0], v[0]); }, {x}).ok);
 }
 
+// gradcheck is what every gradient test relies on: its verdicts on functions whose
+// gradient is deliberately wrong by a known amount, where the probe R cancels out.
+namespace {
+// y = a + b, whose backward adds `extra` to element `elem` of input `which` (0: a, 1: b).
+Tensor add_wrong_at(const Tensor& a, const Tensor& b, int which, int64_t elem, float extra) {
+  Tensor y = Tensor::empty(a.shape());
+  for (int64_t i = 0; i < a.numel(); ++i) y.data()[i] = a.data()[i] + b.data()[i];
+  if (needs_grad({&a, &b}))
+    attach(y, "add_wrong_at", {a, b}, [a, b, which, elem, extra](const Tensor& y) {
+      for (int64_t i = 0; i < a.numel(); ++i) {
+        a.grad_data()[i] += y.grad_data()[i] + (which == 0 && i == elem ? extra : 0.0f);
+        b.grad_data()[i] += y.grad_data()[i] + (which == 1 && i == elem ? extra : 0.0f);
+      }
+    });
+  return y;
+}
+// y = 10 x, whose backward multiplies by `back` (10 is right); back < 0: adds 10, ignoring the upstream gradient.
+Tensor times10(const Tensor& x, float back) {
+  Tensor y = Tensor::empty(x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) y.data()[i] = 10 * x.data()[i];
+  if (needs_grad({&x}))
+    attach(y, "times10", {x}, [x, back](const Tensor& y) {
+      for (int64_t i = 0; i < x.numel(); ++i) x.grad_data()[i] += back < 0 ? 10.0f : back * y.grad_data()[i];
+    });
+  return y;
+}
+}  // namespace
+
+TEST_CASE("gradcheck: a gradient wrong by 7 at one element fails there, names it and reports 7 as the worst error") {
+  // Guards a checker that checks only the first input, skips the last element, drops the absolute
+  // value of the error, or reports the last element's error instead of the largest.  dL/da = dL/db = R exactly, so |a - n| = 7.
+  auto run = [](int which, int64_t elem, float extra = 7.0f) {
+    Tensor a = param({2, 3}), b = param({2, 3});
+    return gradcheck([=](auto& v) { return add_wrong_at(v[0], v[1], which, elem, extra); }, {a, b});
+  };
+  GradcheckResult last = run(1, 5);  // the last element of the second input
+  CHECK_FALSE(last.ok);
+  CHECK(last.worst.rfind("input 1 element 5:", 0) == 0);
+  CHECK(last.max_abs_err == doctest::Approx(7.0).epsilon(1e-3));
+  GradcheckResult first = run(0, 1);  // an early element: the elements after it are right
+  CHECK_FALSE(first.ok);
+  CHECK(first.worst.rfind("input 0 element 1:", 0) == 0);
+  CHECK(first.max_abs_err == doctest::Approx(7.0).epsilon(1e-3));
+  GradcheckResult low = run(0, 2, -7.0f);  // analytic below numeric: |a - n| is still 7
+  CHECK_FALSE(low.ok);
+  CHECK(low.max_abs_err == doctest::Approx(7.0).epsilon(1e-3));
+  Tensor a = param({2, 3}), b = param({2, 3});
+  GradcheckResult right = gradcheck([](auto& v) { return add_wrong_at(v[0], v[1], 0, 0, 0.0f); }, {a, b});
+  CHECK(right.ok);
+  CHECK(right.max_abs_err < 1e-3);
+}
+
+TEST_CASE("gradcheck: the tolerance is |a - n| <= atol + rtol |n|; a backward ignoring its upstream gradient fails") {
+  // y = 10 x: a backward 5% off (10.5 or 9.5) errs by 0.5|R| > 0.002 + 0.2|R| wherever |R| > 0.0067:
+  // it must fail (guards a check that fails only on errors beyond 1, or a tolerance of |n| itself);
+  // 1% off (10.1) errs by 0.1|R| < 0.2|R|: it must pass.
+  Tensor x = param({8});
+  CHECK(gradcheck([](auto& v) { return times10(v[0], 10.0f); }, {x}).ok);
+  CHECK_FALSE(gradcheck([](auto& v) { return times10(v[0], 10.5f); }, {x}).ok);
+  CHECK_FALSE(gradcheck([](auto& v) { return times10(v[0], 9.5f); }, {x}).ok);
+  CHECK(gradcheck([](auto& v) { return times10(v[0], 10.1f); }, {x}).ok);
+  // 10 whatever the upstream gradient: right only for L = sum(y), wrong for L = sum(R y) (10 R); the random R catches it
+  CHECK_FALSE(gradcheck([](auto& v) { return times10(v[0], -1.0f); }, {x}).ok);
+}
+
+TEST_CASE("gradcheck: y = 100 x^2 at x = 0 has numeric gradient exactly 0; the input is left as it was") {
+  // The central difference (100 eps^2 R - 100 eps^2 R) / 2eps is exactly 0 (a one-sided one gives
+  // 100 eps R = R), the analytic 200 x R is 0: no error at all, and x is put back to 0.
+  Tensor x = Tensor::zeros({4}).set_requires_grad();
+  GradcheckResult r = gradcheck([](auto& v) { return mul(v[0], v[0]) * 100.0f; }, {x});
+  CHECK(r.ok);
+  CHECK(r.max_abs_err == 0.0);
+  CHECK(x.to_vector() == std::vector<float>{0, 0, 0, 0});
+  // an output that depends on no input requiring a gradient is a failure, not a vacuous pass
+  Tensor c = Tensor::from({2}, {1.0f, 2.0f});
+  GradcheckResult none = gradcheck([](auto& v) { return mul(v[0], v[0]); }, {c});
+  CHECK_FALSE(none.ok);
+  CHECK(none.worst.find("does not depend") != std::string::npos);
+}
+
 TEST_CASE("backward engine: deep chains, accumulation, no-grad, roots") {
   // 100,000 ops deep must not overflow the stack.
   Tensor x = Tensor::from({1}, {1.0f}).set_requires_grad();

@@ -285,6 +285,61 @@ TEST_CASE("lm splits: contiguous, disjoint, every byte but each split's first pr
   CHECK(contains(error_of([&] { lm_ranges(10, 0.1, 0.1); }), "too few"));
 }
 
+TEST_CASE("task lm: --val-percent and --test-percent size their own splits, windows of 128 by default, baselines fit on train") {
+  // Guards the two percentages swapped, a default window other than 128, and baselines fit past the
+  // training range, with the order never chosen, or the test line's unigram scored on validation.
+  TempDir dir("az_lm_task");
+  std::string text;
+  Rng r(5);
+  const char* words[] = {"the ", "cat ", "sat ", "on ", "a ", "mat ", "and ", "ran\n"};
+  while (text.size() < 1000) text += words[r.randint(8)];
+  text.resize(1000);
+  std::ofstream(dir / "t.txt", std::ios::binary) << text;
+  TrainConfig tc;
+  tc.task = "lm", tc.data = dir / "t.txt", tc.task_args = {{"val-percent", "10"}, {"test-percent", "20"}};
+  TaskData t = load_task(tc, "full", std::nullopt);
+  // 1000 bytes: train 0..700, val 700..800, test 800..1000; each split's first byte is context only
+  auto predicted = [](const Dataset& d) {
+    size_t n = 0;
+    for (auto& q : d.seqs) n += q.size();
+    return n;
+  };
+  CHECK(predicted(t.splits.train) == 699);
+  CHECK(predicted(t.splits.val) == 99);
+  CHECK(predicted(t.splits.test) == 199);
+  CHECK(t.shape.max_len == 128);
+  CHECK(t.splits.train.seqs[0].size() == 128);
+  // the baselines, fit on bytes 0..700 alone, the order chosen on validation, each split scored on its own range
+  ByteNgram ng(text, 0, 700, 5);
+  int best = 3;
+  for (int k = 4; k <= 5; ++k)
+    if (ng.bits_per_byte(text, 700, 800, k) < ng.bits_per_byte(text, 700, 800, best)) best = k;
+  auto f4 = [](double b) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.4f", b);
+    return std::string(s);
+  };
+  auto note = [&](size_t b, size_t e) {
+    return " (unigram " + f4(ng.bits_per_byte(text, b, e, 1)) + ", " + std::to_string(best) + "-gram " +
+           f4(ng.bits_per_byte(text, b, e, best)) + ")";
+  };
+  CHECK(t.note_val == note(700, 800));
+  CHECK(t.note_test == note(800, 1000));
+  CHECK(t.note_val != t.note_test);
+}
+
+TEST_CASE("task lm: the byte labels of attnmap and predict (token id = byte + 1)") {
+  // Guards the +1 offset forgotten and DEL (0x7f) printed raw.
+  const auto& name = task_info("lm").cli.token_name;
+  CHECK(name(66) == "A");
+  CHECK(name(33) == "' '");
+  CHECK(name(127) == "~");
+  CHECK(name(128) == "\\x7f");
+  CHECK(name(1) == "\\x00");
+  CHECK(name(11) == "\\x0a");
+  CHECK(name(256) == "\\xff");
+}
+
 TEST_CASE("read_lm_text: a folder's files in name order; links and binary files left out and named") {
   TempDir dir("az_lm");
   std::ofstream(dir / "b.txt") << "second\n";

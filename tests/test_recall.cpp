@@ -237,3 +237,18 @@ TEST_CASE("a tiny model learns a tiny MQAR above 0.9 (attnzoo train --task mqar)
   REQUIRE(at != std::string::npos);
   CHECK(std::stod(out.substr(at + 16)) < 0.5);
 }
+
+TEST_CASE("task mqar: 256 tokens an example unless --seq-len says otherwise; a logit for every id") {
+  // Guards a default length other than the documented 256 (Zoology's, the Recall column's),
+  // and a head without a logit for the last value id (vocab - 1).
+  TrainConfig tc;
+  tc.task = "mqar";
+  tc.task_args = {{"pairs", "4"}, {"vocab", "64"}, {"n-train", "6"}, {"n-val", "3"}, {"n-test", "5"}};
+  TaskData t = load_task(tc, "full", std::nullopt);
+  CHECK(t.shape.max_len == 256);
+  for (auto& q : t.splits.train.seqs) CHECK(q.size() == 256);
+  CHECK(t.shape.num_classes == 64);
+  CHECK(t.splits.val.size() == 3);
+  CHECK(t.splits.test.size() == 5);
+  CHECK(load_task(tc, "full", 32).splits.train.seqs[0].size() == 32);
+}

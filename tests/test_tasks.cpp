@@ -15,6 +15,7 @@
 
 #include "autograd/gradcheck.h"
 #include "data/images/idx.h"
+#include "data/images/image_folder.h"
 #include "data/listops/listops.h"
 #include "train/lab/lra.h"
 #include "train/tasks.h"
@@ -410,4 +411,27 @@ TEST_CASE("the batcher pads a pair's second sequences to their own length with t
   CHECK(e.targets == std::vector<int32_t>{2, 1, 0, 1, kIgnoreTarget, kIgnoreTarget});
   t.targets[1] = {1, 2};  // more targets than tokens
   CHECK(contains(error_of([&] { make_batch(t, {1}, o); }), "has 1 tokens but 2 targets"));
+}
+
+TEST_CASE("image tasks: 500 default steps for pixels, 2000 for patches; predict reads an RGB model's side from --seq-len / 3") {
+  // Guards the two default step counts swapped, and predict on an RGB image-folder model of
+  // --seq-len 48 (4x4x3) expecting round(sqrt(48)) = 7 pixels a side instead of 4.
+  TrainConfig tc;
+  tc.task = "image", tc.task_args = {{"input", "pixels"}};
+  CHECK(default_steps(tc) == 500);
+  tc.task_args = {{"input", "patches"}};
+  CHECK(default_steps(tc) == 2000);
+  TempDir dir("az_tasks_rgb");
+  std::vector<uint8_t> px(48);
+  for (size_t k = 0; k < px.size(); ++k) px[k] = uint8_t(5 * k);
+  write_png(dir / "a.png", px.data(), 4, 4, 3);
+  tc.task = "image-folder", tc.task_args = {{"channels", "3"}};
+  TaskContext c;
+  c.task = tc.task, c.seq_len = 48, c.opt = task_settings(tc);
+  TaskData t = task_info("image-folder").cli.read_inputs({dir / "a.png"}, c);
+  REQUIRE(t.splits.test.size() == 1);
+  const auto& s = t.splits.test.seqs[0];
+  REQUIRE(s.size() == 48);
+  CHECK(s[0] == 1);     // byte 0 + 1
+  CHECK(s[47] == 236);  // byte 5 * 47 = 235, + 1
 }

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "autograd/gradcheck.h"
 #include "data/listops/listops.h"
@@ -320,4 +321,71 @@ TEST_CASE("the command line refuses bad input with one line and status 2") {
   std::string err;
   CHECK(run_cli("train --help", &err) == 0);
   CHECK(run_cli("models", &err) == 0);
+}
+
+TEST_CASE("attnmap: panel rows are queries summing to 1, later layers read the layer before, the title's class is the arg-max") {
+  // Guards panels drawn transposed (keys as rows), every layer's weights taken from the embeddings,
+  // and the least likely class named as predicted.  2 layers x 2 heads of full attention.
+  az::test::TempDir tmp("az_test_attnmap");
+  const std::string& dir = tmp.path;
+  TrainConfig t = tiny_run(dir + "/r");
+  t.steps = 4;
+  ModelConfig mc0 = tiny_model();
+  mc0.layers = 2;
+  Trainer(t, mc0, RunOptions{}).run();
+  std::string err;
+  REQUIRE(run_cli("attnmap --ckpt " + dir + "/r/best.ckpt --index 0 --out " + dir + "/map.png", &err) == 0);
+  std::ifstream gp(dir + "/map.gp");
+  std::string script((std::istreambuf_iterator<char>(gp)), std::istreambuf_iterator<char>());
+  std::vector<std::vector<std::vector<double>>> panels;  // [panel][row][col], from the $pK << EOD blocks
+  {
+    std::istringstream in(script);
+    bool inside = false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("$p", 0) == 0) inside = true, panels.emplace_back();
+      else if (line == "EOD") inside = false;
+      else if (inside) {
+        std::istringstream ls(line);
+        panels.back().emplace_back();
+        for (double v; ls >> v;) panels.back().back().push_back(v);
+      }
+    }
+  }
+  REQUIRE(panels.size() == 4);
+  // the model and example as attnmap reads them, and its own weights, layer by layer
+  Checkpoint ck = load_checkpoint(dir + "/r/best.ckpt");
+  TrainConfig tc = TrainConfig::from_map(ck.train_config);
+  ModelConfig mc = ModelConfig::from_map(ck.model_config);
+  TaskData data = load_task(tc, mc.model, mc.max_len);
+  apply_task_shape(mc, data.shape);
+  SequenceClassifier model(mc);
+  load_into(model.named_parameters(), ck.params, "parameter", "ckpt");
+  load_into(model.named_buffers(), ck.buffers, "buffer", "ckpt");
+  model.eval();
+  NoGradGuard ng;
+  Batch b = make_batch(data.splits.test, {0}, data.opts);
+  Tensor key_pad, x = model.embed(b, &key_pad);
+  const int64_t N = x.size(1);
+  REQUIRE(N <= 128);  // one pixel per entry
+  for (int l = 0; l < 2; ++l) {
+    Tensor w = model.blocks[size_t(l)]->mixer->attention_weights(model.blocks[size_t(l)]->mixer_input(x), key_pad);
+    for (int h = 0; h < 2; ++h) {
+      const auto& p = panels[size_t(2 * l + h)];
+      REQUIRE(int64_t(p.size()) == N);
+      for (int64_t i = 0; i < N; ++i) {
+        double row = 0;
+        for (int64_t j = 0; j < N; ++j) row += p[size_t(i)][size_t(j)];
+        CHECK(row == doctest::Approx(1.0).epsilon(1e-4));  // a softmax over the keys
+        for (int64_t j = 0; j < N; j += 7)
+          CHECK(p[size_t(i)][size_t(j)] == doctest::Approx(w.data()[(h * N + i) * N + j]).epsilon(1e-4));
+      }
+    }
+    x = model.blocks[size_t(l)]->forward(x, key_pad);
+  }
+  // the predicted class is the arg-max of the logits
+  Tensor logits = model.forward(b);
+  int64_t best = std::max_element(logits.data(), logits.data() + logits.size(1)) - logits.data();
+  const auto& names = data.splits.test.class_names;
+  std::string cls = size_t(best) < names.size() ? names[size_t(best)] : std::to_string(best);
+  CHECK(script.find("predicted " + cls + " (probability ") != std::string::npos);
 }
