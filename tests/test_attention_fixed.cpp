@@ -504,3 +504,135 @@ TEST_CASE("fixed patterns: legends, weights on the pattern summing to one, finit
     for (int64_t i = 0; i < y.numel(); ++i) REQUIRE(std::isfinite(y.data()[i]));
   }
 }
+
+// ---- values worked out by hand ------------------------------------------------------------
+// The cases above compare the fast form with a dense mask built in this file; the ones below
+// state the expected value itself, so that a bug the layouts and reference() share (the same
+// knob, the same helper) cannot pass by agreeing with itself.
+namespace {
+void fill_param(const Module& m, const std::string& name, float value) {
+  Tensor p = find_param(m, name);
+  std::fill(p.data(), p.data() + p.numel(), value);
+}
+// q = 0 (every score 0), v and o the identity on D = 1: each output is the plain mean of the
+// values x_j over the keys its query may see.
+void mean_of_values(const Attention& att) {
+  for (const char* n : {"q", "k", "v", "o"}) fill_param(att, std::string("proj.") + n + ".bias", 0.0f);
+  fill_param(att, "proj.q.weight", 0.0f);
+  fill_param(att, "proj.k.weight", 0.0f);
+  fill_param(att, "proj.v.weight", 1.0f);
+  fill_param(att, "proj.o.weight", 1.0f);
+}
+// Head h's attended keys as rows of 'x' (weight > 0) and '.', from attention_weights [H,N,N].
+std::vector<std::string> support(const Tensor& w, int64_t h) {
+  int64_t N = w.size(1);
+  std::vector<std::string> rows(size_t(N), std::string(size_t(N), '.'));
+  for (int64_t i = 0; i < N; ++i)
+    for (int64_t j = 0; j < N; ++j)
+      if (w.data()[(h * N + i) * N + j] > 0) rows[size_t(i)][size_t(j)] = 'x';
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("longformer, 3 heads, default --dilated-heads: heads 0 and 1 local, head 2 dilated (N=8, w=1, s=2)") {
+  // Guards: the default is half the heads rounded DOWN (3 -> 1 dilated); layouts() and
+  // reference() both read dilated_, so rounding up (2 dilated) passes every comparison.
+  auto att = make("longformer", 6, 3, 8, {{"window", 1}, {"dilation", 2}, {"globals", 0}, {"block", 4}});
+  Tensor w = att->attention_weights(random_input(1, 8, 6, 21), Tensor());
+  const std::vector<std::string> local = {"xx......", "xxx.....", ".xxx....", "..xxx...",
+                                          "...xxx..", "....xxx.", ".....xxx", "......xx"};
+  const std::vector<std::string> dilated = {"x.x.....", ".x.x....", "x.x.x...", ".x.x.x..",
+                                            "..x.x.x.", "...x.x.x", "....x.x.", ".....x.x"};
+  CHECK(support(w, 0) == local);
+  CHECK(support(w, 1) == local);
+  CHECK(support(w, 2) == dilated);
+}
+
+TEST_CASE("longformer pattern(): where window and stride overlap the first legend entry wins (N=8, w=1, s=2, g=1)") {
+  // Guards: layouts_pattern keeping the smallest label (legend order global, window, stride);
+  // keeping the largest shows the diagonal, seen by both heads, as "stride".
+  auto att = make("longformer", 4, 2, 8, {{"window", 1}, {"dilation", 2}, {"globals", 1}, {"block", 4}});
+  Pattern p = att->pattern(random_input(1, 8, 4, 22), Tensor());
+  std::vector<std::string> got(8, std::string(8, '.'));
+  for (int64_t i = 0; i < 8; ++i)
+    for (int64_t j = 0; j < 8; ++j) {
+      std::string l = legend_name(p, i, j);
+      if (!l.empty()) got[size_t(i)][size_t(j)] = l[0] == 'g' ? 'g' : l[0] == 'w' ? 'w' : 's';
+    }
+  const std::vector<std::string> want = {"gggggggg", "gwws....", "gwwws...", "gswwws..",
+                                         "g.swwws.", "g..swwws", "g...swww", "g....sww"};
+  CHECK(got == want);
+}
+
+TEST_CASE("a padded key inside the sequence is never attended: outputs are the mean of the other values") {
+  // Guards: a variant dropping the padding mask for keys that are not at the end (bigbird cuts
+  // each example to its own length and must keep the mask of what is left).  D = 1, q = 0, so
+  // output = mean of x_j over the unpadded keys.  Example 0: x = 1,2,4,8,16,32, keys 2, 4, 5
+  // padded: (1 + 2 + 8) / 3 = 11/3 at its real rows 0, 1, 3 (not 15/4 with key 2 read).
+  // Example 1: nothing padded: 63/6 = 10.5.  Every variant set to see all 6 keys.
+  const std::vector<std::pair<std::string, std::map<std::string, double>>> all = {
+      {"local", {{"window", 8}, {"block", 4}}},
+      {"strided", {{"window", 8}, {"stride", 1}, {"block", 4}}},
+      {"global", {{"globals", 6}, {"block", 4}}},
+      {"longformer", {{"window", 8}, {"globals", 1}, {"block", 4}}},
+      {"bigbird", {{"block", 2}, {"random_blocks", 3}}}};
+  Tensor x = Tensor::empty({2, 6, 1}), pad = Tensor::zeros({2, 6});
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t j = 0; j < 6; ++j) x.data()[b * 6 + j] = float(1 << j);
+  for (int64_t j : {2, 4, 5}) pad.data()[j] = 1.0f;
+  for (auto& [name, knobs] : all) {
+    CAPTURE(name);
+    auto att = make(name, 1, 1, 8, knobs);
+    mean_of_values(*att);
+    Tensor y = att->forward(x, pad);
+    for (int64_t i : {0, 1, 3}) CHECK(y.data()[i] == doctest::Approx(11.0 / 3.0));
+    for (int64_t i = 0; i < 6; ++i) CHECK(y.data()[6 + i] == doctest::Approx(10.5));
+  }
+}
+
+TEST_CASE("bigbird with attention dropout: one forward call moves the random source on by one draw, padded batch or not") {
+  // Guards: by_length (each example at its own length) leaving the process's source where it
+  // was: the next step would draw the same dropout key and repeat this step's mask.  The kernel
+  // draws one key per call (DropoutMask::draw: one next_u64).
+  AttentionConfig c;
+  c.dim = 4, c.heads = 1, c.max_len = 8, c.dropout = 0.5f, c.knobs = {{"block", 2}, {"random_blocks", 1}};
+  auto att = make_attention("bigbird", c);
+  att->train(true);
+  Tensor x = random_input(2, 8, 4, 23);
+  for (auto lens : {std::vector<int64_t>{8, 8}, std::vector<int64_t>{8, 5}}) {
+    CAPTURE(lens[1]);
+    global_rng().seed_with(77);
+    Rng expect = global_rng();
+    expect.next_u64();
+    att->forward(x, padding(8, lens));
+    CHECK(global_rng().state() == expect.state());
+  }
+}
+
+TEST_CASE("global with learned tokens: a padded first position does not mask the token (every real row = its value)") {
+  // Guards: extend() putting the padding mask in the tokens' slots (shifted by g): a padded
+  // position 0 then masks the learned token.  D = 1, q = 0, v = o = identity, token = 5: each
+  // real token sees only the token, so its output is 5 (0 if the token were masked).
+  auto att = make("global", 1, 1, 8, {{"globals", 1}, {"learned", 1}, {"block", 4}});
+  mean_of_values(*att);
+  fill_param(*att, "tokens", 5.0f);
+  Tensor x = Tensor::empty({1, 4, 1});
+  for (int64_t j = 0; j < 4; ++j) x.data()[j] = float(3 + 2 * j);
+  Tensor pad = Tensor::zeros({1, 4});
+  pad.data()[0] = 1.0f;
+  Tensor y = att->forward(x, pad);
+  for (int64_t i = 1; i < 4; ++i) CHECK(y.data()[i] == doctest::Approx(5.0));
+}
+
+TEST_CASE("causal band layout: a block gathers only keys at or before its last row (N=8, block 4, w=2)") {
+  // Guards: a causal block also gathering the w keys after it: the output is the same (their
+  // labels are 0) but time and the FLOP count grow from N(b+w) to N(b+2w).  Block 0 (rows 0-3)
+  // reads keys 0-3, block 1 (rows 4-7) keys 2-7: 4*4 + 4*6 = 40 entries (48 with the extra keys).
+  BandSpec s;
+  s.n = 8, s.block = 4, s.radius = 2, s.stride = 1, s.causal = true;
+  auto L = band_layout(s);
+  REQUIRE(L->groups.size() == 2);
+  CHECK(L->groups[0].cols == std::vector<int32_t>{0, 1, 2, 3});
+  CHECK(L->groups[1].cols == std::vector<int32_t>{2, 3, 4, 5, 6, 7});
+  CHECK(L->entries == 40);
+}
