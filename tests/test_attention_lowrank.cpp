@@ -1021,3 +1021,108 @@ TEST_CASE("knob errors name the flag and the range") {
   CHECK_THROWS_WITH_AS(att->forward(random_input(1, 9, 64, 1), Tensor()),
                        "linformer: sequence of 9 positions is longer than --seq-len 8 that sized E and F", Error);
 }
+
+// ---- values worked out by hand -------------------------------------------------------------------
+// The cases above compare the fast form with a formula built from the same parameters; these state
+// what the formula must give (and what the shared initialisation and defaults must be), so a bug in
+// code both forms share cannot pass.
+
+// Sets every weight of a Linear named `name` to w and its bias to 0.
+static void set_linear(Module& m, const std::string& name, float w) {
+  Tensor W = find_param(m, name + ".weight"), b = find_param(m, name + ".bias");
+  std::fill(W.data(), W.data() + W.numel(), w);
+  std::fill(b.data(), b.data() + b.numel(), 0.0f);
+}
+
+// D = d = 1, identity projections, x = (1, 0, -1): phi(k) = elu(k) + 1 = (2, 1, e^-1), v = (1, 0, -1);
+// with d = 1 phi(q) cancels, so out_i = sum_j phi(k_j) v_j / sum_j phi(k_j) over the keys j seen.
+// Guards: relu+1 or elu without +1 (phi(-1) = 1 or -0.63), a large epsilon, the next token in the
+// causal prefix, a missing denominator -- in the fast form and in reference() alike.
+TEST_CASE("linear: 3 tokens with d = 1, elu+1 worked out by hand, causal and not, both forms") {
+  const double all = (2 - std::exp(-1.0)) / (3 + std::exp(-1.0));  // 1.63212 / 3.36788 = 0.484614
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    auto att = make("linear", 1, 1, 4, {}, causal);
+    for (const char* p : {"proj.q", "proj.k", "proj.v", "proj.o"}) set_linear(*att, p, 1.0f);
+    Tensor x = Tensor::from({1, 3, 1}, {1.0f, 0.0f, -1.0f});
+    std::vector<double> want = causal ? std::vector<double>{1.0, 2.0 / 3.0, all} : std::vector<double>{all, all, all};
+    NoGradGuard ng;
+    for (Tensor y : {att->forward(x, Tensor()), att->reference(x, Tensor())})
+      for (int64_t i = 0; i < 3; ++i) CHECK(y.data()[i] == doctest::Approx(want[size_t(i)]).epsilon(1e-5));
+  }
+}
+
+// xformers' E, F are nn.Linear(max_len, k) weights: U(-1/sqrt(max_len), +1/sqrt(max_len)), and k is
+// capped at max_len.  max_len = 16: the bound is 0.25 (k = 4 would give 0.5); --proj-k 256 -> k = 16.
+// Guards: the bound taken from k, and an uncapped k (both forms share the parameters).
+TEST_CASE("linformer: E and F drawn U(+-1/sqrt(max_len)), k capped at max_len") {
+  auto att = make("linformer", 8, 2, 16, {{"proj_k", 4}, {"share_heads", 0}});
+  for (const char* p : {"E", "F"}) {
+    Tensor e = find_param(*att, p);
+    CHECK(e.shape() == Shape{2, 4, 16});
+    float largest = 0;
+    for (int64_t i = 0; i < e.numel(); ++i) largest = std::max(largest, std::fabs(e.data()[i]));
+    CHECK(largest <= 0.25f);
+    CHECK(largest > 0.2f);  // 128 draws fill the range
+  }
+  CHECK(find_param(*make("linformer", 8, 2, 16), "E").shape() == Shape{16, 16});  // default --proj-k 256 -> 16
+}
+
+// Zero kernels and biases make every compressed key 0, so each of the M = ceil(N/c) slots gets weight
+// 1/M, shared by its real positions.  N = 9, c = 3: M = 3, every weight 1/9.  N = 10: M = 4 (slots
+// {0,1,2} {3,4,5} {6,7,8} {9}): 1/12, and 1/4 at position 9.  N = 10 with 8 real: slot 3 is empty and
+// excluded, slot 2 has 2 real positions: 1/9 for 0-5, 1/6 for 6-7, 0 for 8-9.  Liu et al.'s kernel =
+// stride = 3 is the default (conv weight [3 D, D]).  Guards: ceil off by one, the default compression,
+// a slot's weight spread over its padded positions.
+TEST_CASE("compressed: slot count ceil(N/c) and slot weights worked out by hand; default c = 3") {
+  auto att = make("compressed", 8, 2, 16);
+  CHECK(find_param(*att, "conv_k.weight").shape() == Shape{24, 8});
+  for (const char* p : {"conv_k", "conv_v"}) set_linear(*att, p, 0.0f);
+  auto check_row = [&](int64_t N, const Tensor& pad, const std::vector<double>& want) {
+    CAPTURE(N);
+    Tensor w = att->attention_weights(random_input(1, N, 8, 181).detach(), pad);  // [H,N,N]
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t i = 0; i < N; ++i)
+        for (int64_t j = 0; j < N; ++j) CHECK(w.data()[(h * N + i) * N + j] == doctest::Approx(want[size_t(j)]).epsilon(1e-5));
+  };
+  check_row(9, Tensor(), std::vector<double>(9, 1.0 / 9));
+  std::vector<double> ten(10, 1.0 / 12);
+  ten[9] = 0.25;
+  check_row(10, Tensor(), ten);
+  check_row(10, padding(10, {8}), {1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 9, 1.0 / 6, 1.0 / 6, 0, 0});
+}
+
+// LRA's dense synthesizer: W2 [d, max_len] lecun normal, std 1/sqrt(fan_in) = 1/sqrt(d).  d = 4,
+// max_len = 400: std 0.5 over 1600 draws (1/sqrt(max_len) would give 0.05).
+TEST_CASE("synthesizer dense: W2 drawn with std 1/sqrt(d)") {
+  Tensor w2 = find_param(*make("synthesizer", 16, 4, 400, {{"synth_mode", 0}}), "dense2.weight");
+  CHECK(w2.shape() == Shape{4, 400});
+  double s2 = 0;
+  for (int64_t i = 0; i < w2.numel(); ++i) s2 += double(w2.data()[i]) * w2.data()[i];
+  CHECK(std::sqrt(s2 / double(w2.numel())) == doctest::Approx(0.5).epsilon(0.05));
+}
+
+// Random mode with R = 0 and --causal: row i is the mean of the values of tokens 0..i (the real ones),
+// in both forms, without padding (the batch-shared path) and with it.  And N = max_len is allowed.
+// Guards: the causal mask dropped from random mode (the conformance suite runs only dense causally),
+// a length check refusing N = --seq-len.
+TEST_CASE("synthesizer random, causal: R = 0 gives the running mean of the values; N = max_len accepted") {
+  const int64_t N = 6;
+  auto att = make("synthesizer", 8, 2, N, {{"synth_mode", 1}}, true);
+  Tensor R = find_param(*att, "random");
+  std::fill(R.data(), R.data() + R.numel(), 0.0f);
+  Tensor x = random_input(2, N, 8, 191);
+  NoGradGuard ng;
+  Tensor v = lin(*att, "value", x);  // [B,N,D]
+  for (Tensor pad : {Tensor(), padding(N, {N, 4})}) {
+    CAPTURE(pad.defined());
+    for (Tensor y : {att->forward(x, pad), att->reference(x, pad)})
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t i = 0; i < (pad.defined() && b ? 4 : N); ++i) {
+          Tensor want = lin(*att, "out", mean(narrow(narrow(v, 0, b, 1), 1, 0, i + 1), 1, true));  // [1,1,D]
+          for (int64_t t = 0; t < 8; ++t) CHECK(y.data()[(b * N + i) * 8 + t] == doctest::Approx(want.data()[t]).epsilon(1e-5));
+        }
+  }
+  CHECK_THROWS_WITH_AS(att->forward(random_input(1, N + 1, 8, 192), Tensor()),
+                       "synthesizer: sequence of 7 positions is longer than --seq-len 6 that sized its logits", Error);
+}

@@ -320,3 +320,29 @@ TEST_CASE("fnet: gradients through the module") {
   Tensor x = random_input(2, 9, 5, 7);
   check_gradients(*m, [&](const Tensor& in) { return m->forward(in, padding(9, {9, 4})); }, x);
 }
+
+// The 2-D DFT worked out by hand, in both forms.  2 x 2, X = [[1,2],[3,4]]: every twiddle is +-1,
+// Y = [[1+2+3+4, 1-2+3-4], [1+2-3-4, 1-2-3+4]] = [[10,-2],[-4,0]].  3 x 1, X = (1,2,3):
+// Y_0 = 6, Y_1 = 1 + 2w + 3w^2 with w = e^{-2 pi i/3} = -1/2 - i sqrt(3)/2, Re = 1 - 1 - 3/2 = -1.5,
+// Im = sqrt(3)/2; Y_2 = conj(Y_1).  The default (ortho) scales by 1/sqrt(N D): [[5,-1],[-2,0]] and
+// (6, -1.5, -1.5)/sqrt(3).  Guards: the imaginary part, one axis only, a 1/(N D) scale, the unscaled
+// transform as the default (both forms read the knob).
+TEST_CASE("fnet: Re(FFT) of a 2 x 2 and a 3 x 1 input worked out by hand, default scaling 1/sqrt(N D)") {
+  struct Case {
+    int64_t N, D;
+    std::vector<float> x;
+    std::vector<double> unscaled;
+  };
+  for (const Case& c : {Case{2, 2, {1, 2, 3, 4}, {10, -2, -4, 0}}, Case{3, 1, {1, 2, 3}, {6, -1.5, -1.5}}}) {
+    CAPTURE(c.N);
+    Tensor x = Tensor::from({1, c.N, c.D}, c.x);
+    auto dflt = make_attention("fnet", config(c.D, 8));
+    auto hf = make_attention("fnet", config(c.D, 8, {{"ortho", 0}}));
+    NoGradGuard ng;
+    double s = 1.0 / std::sqrt(double(c.N * c.D));
+    for (Tensor y : {dflt->forward(x, Tensor()), dflt->reference(x, Tensor())})
+      for (size_t i = 0; i < c.unscaled.size(); ++i) CHECK(y.data()[i] == doctest::Approx(s * c.unscaled[i]).epsilon(1e-5));
+    for (Tensor y : {hf->forward(x, Tensor()), hf->reference(x, Tensor())})
+      for (size_t i = 0; i < c.unscaled.size(); ++i) CHECK(y.data()[i] == doctest::Approx(c.unscaled[i]).epsilon(1e-5));
+  }
+}
