@@ -127,8 +127,10 @@ struct AttentionInfo {
   // what a caller that must run it causally (the lm column of `attnzoo lra`) passes.
   std::map<std::string, double> causal_knobs = {};
   // The invariants of the conformance suite (tests/test_conformance.cpp) it does not keep, by the
-  // suite's key ("batch-mates": an example's output alone equals its output in a padded batch),
-  // each with why, in a sentence.  The suite prints each, and fails when one no longer happens.
+  // suite's key ("batch-mates": an example's output alone equals its output in a padded batch;
+  // "padding": outputs at real tokens do not depend on what padded positions hold), or for one
+  // mode only as "KEY (knob=mode)" (reformer's "padding (form=lra)"), each with why, in a
+  // sentence.  The suite prints each, and fails when one no longer happens.
   std::map<std::string, std::string> deviations = {};
 };
 

@@ -384,6 +384,9 @@ AttentionInfo info() {
   i.family = "learned";
   i.lecture = {7, 1};
   i.why_not_causal = "even with later keys masked in each chunk, which earlier keys share a chunk with a position depends on the later tokens' hashes: one sort over all N";
+  // LRA's form keeps LRA's code as it ran, without a padding mask (--form 0 keeps one).
+  i.deviations = {{"padding (form=lra)", "LRA's reformer_attention.py has no padding mask: padded keys are hashed, sorted and attended"},
+                  {"batch-mates (form=lra)", "its padded keys are attended, so an example's outputs depend on how far its batch pads it"}};
   return i;
 }
 RegisterAttention reg(info());
