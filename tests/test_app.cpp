@@ -9,6 +9,9 @@
 //   - the LM corpus reader skips the files inside hidden folders
 //   - predict lists the classes most likely first
 //   - a second Ctrl-C exits at once
+//   - by hand (round r79j): the KV cache, its windows and the recurrent state on 1-dim inputs; greedy
+//     generation from a model whose logits depend on the position or the last byte alone; predict's
+//     names and probabilities for logits ln(c + 1); export's tensor names, their order and metadata
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -20,12 +23,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <thread>
 
 #include "autograd/tensor.h"
 #include "data/lm/lm_corpus.h"
+#include "data/listops/listops.h"
 #include "data/lm/ngram.h"
 #include "nn/layers.h"
 #include "nn/optim.h"
@@ -628,4 +633,226 @@ TEST_CASE("plot: --acc-range and --levels take 0 and 1 themselves (inclusive end
     CHECK(run("plot --run " + t.path + " " + flags, &out) == 2);
     CHECK(contains(out, says));
   }
+}
+
+// ---- round r79j: decoding states, generate, predict and export, by hand -------------------------
+// Planted bugs that the comparisons of decoding with the full forward and of one run with another
+// could not see: each case states its values worked out by hand.
+
+namespace {
+// A 1-dim, 1-head projection: q = wq x, k = wk x, v = x, the output the attention's output
+// (d = 1: the scale 1/sqrt(d) is 1).
+std::shared_ptr<QKVProjection> tiny_proj(float wq, float wk) {
+  auto p = std::make_shared<QKVProjection>(1, 1);
+  p->q->weight.data()[0] = wq, p->k->weight.data()[0] = wk, p->v->weight.data()[0] = 1, p->o->weight.data()[0] = 1;
+  for (Linear* l : {p->q.get(), p->k.get(), p->v.get(), p->o.get()}) l->bias.data()[0] = 0;
+  return p;
+}
+std::vector<float> outputs_of(DecodeState& s, const std::vector<float>& xs) {
+  std::vector<float> out;
+  for (float x : xs) out.push_back(s.step(Tensor::from({1, 1, 1}, {x})).data()[0]);
+  return out;
+}
+// Sets a parameter of the model to the values f(i, j) of its [rows, cols] layout.
+void set_param(Module& m, const std::string& name, const std::function<float(int64_t, int64_t)>& f) {
+  for (auto& p : m.named_parameters()) {
+    if (p.name != name) continue;
+    const int64_t cols = p.tensor.shape().back(), n = p.tensor.numel();
+    for (int64_t i = 0; i < n; ++i) p.tensor.data()[i] = f(i / cols, i % cols);
+    return;
+  }
+  FAIL("no parameter " << name);
+}
+void save_model(const std::string& path, const SequenceClassifier& model, const ModelConfig& mc, const TrainConfig& tc) {
+  Checkpoint c;
+  c.model_config = mc.to_map(), c.train_config = tc.to_map();
+  c.params = records_of(model.named_parameters()), c.buffers = records_of(model.named_buffers());
+  save_checkpoint(path, c);
+}
+// attnzoo ARGS: the exit status, standard output and standard error apart.
+int run_apart(const std::string& args, const TempDir& dir, std::string* out, std::string* err) {
+  out->clear();
+  const int st = az::test::run_shell("timeout -k 5 60 " + az::test::attnzoo_cmd() + " " + args + " 2>" + dir / "err.txt", out);
+  *err = slurp(dir / "err.txt");
+  return st;
+}
+}  // namespace
+
+// wq = 1, wk = ln 3, inputs x = 0, 1, 2 (v = x): query t scores key j as x_t x_j ln 3.
+//   full:  t = 1: scores (0, ln 3) -> weights (1, 3)/4 -> 3/4;  t = 2: (0, 2 ln 3, 4 ln 3) -> (1, 9, 81)/91
+//          -> (9 + 162)/91 = 171/91.
+//   local, window 1 (keys t, t-1): t = 2: (2 ln 3, 4 ln 3) -> (9, 81)/90 -> (9 + 162)/90 = 1.9.
+//   strided, window 1, stride 2 (keys t, t-2): t = 1 reads key 1 alone -> 1;  t = 2: keys 0, 2: (1, 81)/82 -> 162/82.
+// Guards a cache that appends at the wrong slot or keeps one position too few, the newest key or value
+// left out, weights not divided by their sum; and the method line's counts (last w s + 1 kept, w + 1 read).
+TEST_CASE("decoding by hand: a KV cache, a window and a strided window on 1-dim keys give the softmax weights worked out") {
+  auto full = kv_cache_state(tiny_proj(1, std::log(3.0f)), 1, -1, 1);
+  auto local = kv_cache_state(tiny_proj(1, std::log(3.0f)), 1, 1, 1);
+  auto strided = kv_cache_state(tiny_proj(1, std::log(3.0f)), 1, 1, 2);
+  const std::vector<float> xs = {0, 1, 2};
+  const std::vector<std::pair<DecodeState*, std::vector<double>>> cases = {
+      {full.get(), {0, 0.75, 171.0 / 91}}, {local.get(), {0, 0.75, 1.9}}, {strided.get(), {0, 1, 162.0 / 82}}};
+  for (auto& [state, want] : cases) {
+    CAPTURE(state->kind());
+    std::vector<float> got = outputs_of(*state, xs);
+    for (size_t t = 0; t < xs.size(); ++t) CHECK(got[t] == doctest::Approx(want[t]).epsilon(1e-5));
+  }
+  CHECK(full->kind() == "KV cache");
+  CHECK(local->kind() == "KV cache of the last 2 positions (reads 2 per head)");
+  CHECK(strided->kind() == "KV cache of the last 3 positions (reads 2 per head)");
+}
+
+// phi(q) = phi(k) = 1, v = x = 4 at every step, eps = 2.5: after t + 1 steps S = 4 (t + 1), z = t + 1.
+//   den + eps:     4/3.5 = 8/7, 8/4.5 = 16/9, 12/5.5 = 24/11
+//   max(den, eps): 4/2.5 = 1.6, 8/2.5 = 3.2, 12/3 = 4
+// Guards the two normalisers swapped or the sums overwritten; a bidirectional layer must get no state.
+TEST_CASE("decoding by hand: the recurrent state's two normalisers, and a bidirectional layer refused") {
+  auto ones = [](const Tensor& x) {
+    return QKVProjection::Heads{Tensor::ones({1, 1, 1, 1}), Tensor::ones({1, 1, 1, 1}), reshape(x, {1, 1, 1, 1})};
+  };
+  auto add = recurrent_state(tiny_proj(0, 0), ones, 2.5f, KernelNorm::add_eps);
+  auto clamp = recurrent_state(tiny_proj(0, 0), ones, 2.5f, KernelNorm::clamp);
+  const std::vector<float> a = outputs_of(*add, {4, 4, 4}), c = outputs_of(*clamp, {4, 4, 4});
+  const std::vector<double> want_a = {8.0 / 7, 16.0 / 9, 24.0 / 11}, want_c = {1.6, 3.2, 4};
+  for (size_t t = 0; t < 3; ++t) {
+    CHECK(a[t] == doctest::Approx(want_a[t]).epsilon(1e-6));
+    CHECK(c[t] == doctest::Approx(want_c[t]).epsilon(1e-6));
+  }
+  AttentionConfig cfg;
+  cfg.dim = 8, cfg.heads = 2, cfg.max_len = 8, cfg.causal = false;
+  auto att = make_attention("full", cfg);
+  CHECK(contains(az::test::error_of([&] { make_decode_state(*att); }), "not causal"));
+}
+
+namespace {
+// A 1-layer byte LM of context 8 (dim 8, full attention) whose logits are known: the mixer's and the
+// FFN's outputs zeroed, so the final LN sees embedding + position alone; LN of a one-hot e_i is
+// sqrt(7) at i and -1/sqrt(7) elsewhere, and the head maps coordinate i to one byte.
+//   positions: the embedding 0, position p one-hot at p, the head i -> 'A' + i: the greedy byte
+//              after position p is 'A' + p, whatever the tokens.
+//   successor: positions 0, the byte 'A' + i (token id 'A' + i + 1) one-hot at i, the head
+//              i -> 'A' + i + 1: the greedy byte after 'A' + i is 'A' + i + 1.
+std::string greedy_lm(const TempDir& dir, bool positions) {
+  ModelConfig mc;
+  mc.model = "full", mc.vocab = 257, mc.num_classes = 256, mc.head = Head::kToken, mc.causal = true;
+  mc.max_len = 8, mc.dim = 8, mc.heads = 1, mc.layers = 1, mc.ffn = 4, mc.dropout = 0;
+  SequenceClassifier model(mc);
+  auto zero = [](int64_t, int64_t) { return 0.0f; };
+  for (const char* p : {"blocks.0.mixer.proj.o.weight", "blocks.0.mixer.proj.o.bias", "blocks.0.ffn.fc2.weight",
+                        "blocks.0.ffn.fc2.bias", "ln_f.beta", "head.bias"})
+    set_param(model, p, zero);
+  set_param(model, "ln_f.gamma", [](int64_t, int64_t) { return 1.0f; });
+  if (positions) {
+    set_param(model, "embed.weight", zero);
+    set_param(model, "pos.table", [](int64_t p, int64_t i) { return p == i ? 1.0f : 0.0f; });
+    set_param(model, "head.weight", [](int64_t i, int64_t c) { return c == 'A' + i ? 1.0f : 0.0f; });
+  } else {
+    set_param(model, "embed.weight", [](int64_t id, int64_t i) { return id == 'A' + 1 + i ? 1.0f : 0.0f; });
+    set_param(model, "pos.table", zero);
+    set_param(model, "head.weight", [](int64_t i, int64_t c) { return c == 'A' + i + 1 ? 1.0f : 0.0f; });
+  }
+  TrainConfig tc;
+  tc.task = "lm";
+  const std::string path = dir / (positions ? "positions.ckpt" : "successor.ckpt");
+  save_model(path, model, mc, tc);
+  return path;
+}
+}  // namespace
+
+// Greedy (--temperature 0) generation from the models above, context 8.
+//   positions, prompt "AB", 14 bytes: positions 1..7 give B..H; the context is full, the decoder
+//     restarts on the last 4 bytes (3 of history fed at 0..2, the newest byte at 3): D..H, then again D, E.
+//   positions, prompt "ABCDEFGH" (exactly the context, accepted), 3 bytes: H, restart, D, E.
+//   positions, a 9-byte prompt: refused (exit 2), not cut.
+//   successor, prompt "AB", 4 bytes: C D E F (the prompt fed as token id byte + 1).
+// Guards a restart that feeds the newest byte twice or too few, no notice or a notice per restart, a
+// prompt of the context's length refused or a longer one cut silently, the prompt fed as byte ids.
+TEST_CASE("generate by hand: greedy bytes from a model whose logits depend on the position or the last byte alone") {
+  TempDir dir("az_app_generate_hand");
+  const std::string pos = greedy_lm(dir, true), succ = greedy_lm(dir, false);
+  std::string out, err;
+  REQUIRE_MESSAGE(run_apart("generate --ckpt " + pos + " --prompt AB --tokens 14 --temperature 0", dir, &out, &err) == 0, err);
+  CHECK(out == "ABBCDEFGHDEFGHDE");
+  const std::string notice = "the context of 8 bytes is full; continuing from its last 4 bytes";
+  CHECK_MESSAGE(contains(err, notice), err);
+  CHECK_MESSAGE(err.find(notice) == err.rfind(notice), err);  // said once
+  REQUIRE_MESSAGE(run_apart("generate --ckpt " + pos + " --prompt ABCDEFGH --tokens 3 --temperature 0", dir, &out, &err) == 0, err);
+  CHECK(out == "ABCDEFGHHDE");
+  CHECK(run_apart("generate --ckpt " + pos + " --prompt ABCDEFGHI --tokens 3 --temperature 0", dir, &out, &err) == 2);
+  CHECK(out.empty());
+  CHECK_MESSAGE(contains(err, "the prompt has 9 bytes, more than the model's context of 8"), err);
+  REQUIRE_MESSAGE(run_apart("generate --ckpt " + succ + " --prompt AB --tokens 4 --temperature 0", dir, &out, &err) == 0, err);
+  CHECK(out == "ABCDEF");
+}
+
+namespace {
+// A ListOps classifier whose logits are its head's bias, ln(c + 1) (the head's weight 0): p(c) =
+// (c + 1)/55 for every input, the classes named zero..nine.
+std::string known_classifier(const TempDir& dir) {
+  ModelConfig mc;
+  mc.model = "full", mc.vocab = kListOpsVocab, mc.num_classes = 10, mc.max_len = 16;
+  mc.dim = 8, mc.heads = 1, mc.layers = 1, mc.ffn = 4, mc.dropout = 0;
+  SequenceClassifier model(mc);
+  set_param(model, "head.weight", [](int64_t, int64_t) { return 0.0f; });
+  set_param(model, "head.bias", [](int64_t, int64_t c) { return std::log(float(c + 1)); });
+  TrainConfig tc;
+  tc.class_names = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"};
+  save_model(dir / "known.ckpt", model, mc, tc);
+  return dir / "known.ckpt";
+}
+}  // namespace
+
+// p(9) = 10/55 = 0.1818, p(8) = 9/55 = 0.1636, p(7) = 8/55 = 0.1455: the default top 3 in text, --top 2
+// in JSON (normalised, named), --top 0 refused with exit 2.  Guards a class name read one off,
+// unnormalised probabilities, a wrong default --top, --top 0 accepted.
+TEST_CASE("predict by hand: the class names and probabilities of a model whose logits are ln(c + 1)") {
+  TempDir dir("az_app_predict_hand");
+  const std::string ckpt = known_classifier(dir);
+  std::string out, err;
+  REQUIRE_MESSAGE(run_apart("predict --ckpt " + ckpt + " '[SM 3 5 ]' '[MAX 2 9 ]'", dir, &out, &err) == 0, err);
+  CHECK(out == "[SM 3 5 ]: nine 0.182, eight 0.164, seven 0.145\n[MAX 2 9 ]: nine 0.182, eight 0.164, seven 0.145\n");
+  REQUIRE_MESSAGE(run_apart("predict --ckpt " + ckpt + " --json --top 2 '[SM 3 5 ]'", dir, &out, &err) == 0, err);
+  CHECK(out.rfind("{\"input\":\"[SM 3 5 ]\",\"top\":[{\"class\":\"nine\",\"p\":", 0) == 0);
+  CHECK(contains(out, "},{\"class\":\"eight\",\"p\":"));
+  std::vector<double> p;
+  for (size_t at = out.find("\"p\":"); at != std::string::npos; at = out.find("\"p\":", at + 1)) p.push_back(std::stod(out.substr(at + 4)));
+  REQUIRE(p.size() == 2);
+  CHECK(p[0] == doctest::Approx(10.0 / 55).epsilon(1e-6));
+  CHECK(p[1] == doctest::Approx(9.0 / 55).epsilon(1e-6));
+  CHECK(run_apart("predict --ckpt " + ckpt + " --top 0 '[SM 3 5 ]'", dir, &out, &err) == 2);
+  CHECK(contains(err, "--top must be positive"));
+}
+
+// A 1-layer performer (dim 8, 1 head) exported: its 22 parameters in named_parameters()' order, then
+// its 2 buffers (the random features and the call count); the metadata names both buffers, and
+// holds the knobs not given at their registry defaults (features 0: d ln d; redraw 1000).  A
+// --split that names no split exits 2.  Guards the tensors written in another order, the buffers'
+// list cut to one, the defaults left out, an exit status of 0 on a bad --split.
+TEST_CASE("export by hand: the exact tensor names in order, the buffers and defaults in the metadata, a bad --split") {
+  TempDir dir("az_app_export_hand");
+  ModelConfig mc;
+  mc.model = "performer", mc.vocab = kListOpsVocab, mc.num_classes = 10, mc.max_len = 128;  // the ListOps data's 76 tokens
+  mc.dim = 8, mc.heads = 1, mc.layers = 1, mc.ffn = 4, mc.dropout = 0;
+  SequenceClassifier model(mc);
+  save_model(dir / "p.ckpt", model, mc, TrainConfig());
+  std::string out, err;
+  REQUIRE_MESSAGE(run_apart("export --ckpt " + dir / "p.ckpt --out " + dir / "p.safetensors", dir, &out, &err) == 0, err);
+  Safetensors st = load_safetensors(dir / "p.safetensors");
+  std::vector<std::string> names;
+  for (auto& t : st.tensors) names.push_back(t.name);
+  const std::vector<std::string> want = {
+      "embed.weight", "pos.table", "blocks.0.ln1.gamma", "blocks.0.ln1.beta",
+      "blocks.0.mixer.proj.q.weight", "blocks.0.mixer.proj.q.bias", "blocks.0.mixer.proj.k.weight",
+      "blocks.0.mixer.proj.k.bias", "blocks.0.mixer.proj.v.weight", "blocks.0.mixer.proj.v.bias",
+      "blocks.0.mixer.proj.o.weight", "blocks.0.mixer.proj.o.bias", "blocks.0.ln2.gamma", "blocks.0.ln2.beta",
+      "blocks.0.ffn.fc1.weight", "blocks.0.ffn.fc1.bias", "blocks.0.ffn.fc2.weight", "blocks.0.ffn.fc2.bias",
+      "ln_f.gamma", "ln_f.beta", "head.weight", "head.bias", "blocks.0.mixer.features", "blocks.0.mixer.calls"};
+  CHECK(names == want);
+  CHECK(st.metadata["format"] == "attnzoo");
+  CHECK(st.metadata["buffers"] == "blocks.0.mixer.features,blocks.0.mixer.calls");
+  CHECK(st.metadata["model.knob.features"] == "0");
+  CHECK(st.metadata["model.knob.redraw"] == "1000");
+  CHECK(run_apart("export --ckpt " + dir / "p.ckpt --out " + dir / "q.safetensors --data-out " + dir / "d.safetensors --split bogus",
+                  dir, &out, &err) == 2);
+  CHECK_MESSAGE(contains(err, "--split must be train, val or test, got 'bogus'"), err);
 }
