@@ -680,6 +680,36 @@ TEST_CASE("profiler: --profile's table counts each op's forward and backward, an
   CHECK(Profiler::table().find("matmul") == std::string::npos);
 }
 
+TEST_CASE("profiler: each op's times summed over its calls, the costliest op first, shares of the total") {
+  // Guards a time overwritten by each call (counted but not summed) and the table sorted cheapest first.
+  Profiler::reset();
+  Profiler::record("cheap", false, 0.002), Profiler::record("cheap", false, 0.001);  // 3 ms forward, 2 calls
+  Profiler::record("dear", false, 0.001), Profiler::record("dear", true, 0.004), Profiler::record("dear", true, 0.001);
+  const std::string t = Profiler::table();
+  Profiler::reset();
+  INFO(t);
+  // op, fwd ms, bwd ms, fwd n, bwd n, share: dear 1 + 5 = 6 ms of 9 (66.7%), then cheap 3 ms (33.3%)
+  std::istringstream in(t.substr(t.find('\n') + 1));
+  std::string name, share;
+  double fwd_ms = 0, bwd_ms = 0;
+  long nf = 0, nb = 0;
+  in >> name >> fwd_ms >> bwd_ms >> nf >> nb >> share;
+  CHECK(name == "dear");
+  CHECK(fwd_ms == doctest::Approx(1.0));
+  CHECK(bwd_ms == doctest::Approx(5.0));
+  CHECK(nf == 1);
+  CHECK(nb == 2);
+  CHECK(share == "66.7%");
+  in >> name >> fwd_ms >> bwd_ms >> nf >> nb >> share;
+  CHECK(name == "cheap");
+  CHECK(fwd_ms == doctest::Approx(3.0));
+  CHECK(bwd_ms == 0.0);
+  CHECK(nf == 2);
+  CHECK(nb == 0);
+  CHECK(share == "33.3%");
+  CHECK(az::test::contains(t, "9.0 ms"));  // the total
+}
+
 TEST_CASE("blas: OpenBLAS's pthreads build gets a one-line notice naming the fix, its OpenMP and sequential builds none") {
   CHECK(blas_threading_notice(2) == "");  // OpenMP
   CHECK(blas_threading_notice(0) == "");  // sequential

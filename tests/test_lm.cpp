@@ -285,6 +285,17 @@ TEST_CASE("lm splits: contiguous, disjoint, every byte but each split's first pr
   CHECK(contains(error_of([&] { lm_ranges(10, 0.1, 0.1); }), "too few"));
 }
 
+TEST_CASE("lm splits by hand: sizes rounded to the nearest byte, every split at least 2 bytes") {
+  // Guards the sizes truncated (10 * 0.25 = 2.5 -> 2, not 3) and a 1-byte training split accepted.
+  LmRanges r = lm_ranges(10, 0.25, 0.25);  // test llround(2.5) = 3: [7, 10); val 3: [4, 7); train [0, 4)
+  CHECK(r.val_end == 7);
+  CHECK(r.train_end == 4);
+  r = lm_ranges(6, 0.34, 0.34);  // 2.04 -> 2 each: train [0, 2), val [2, 4), test [4, 6)
+  CHECK(r.train_end == 2);
+  CHECK(r.val_end == 4);
+  CHECK(contains(error_of([&] { lm_ranges(5, 0.4, 0.4); }), "too few"));  // val 2, test 2: train 1 byte
+}
+
 TEST_CASE("task lm: --val-percent and --test-percent size their own splits, windows of 128 by default, baselines fit on train") {
   // Guards the two percentages swapped, a default window other than 128, and baselines fit past the
   // training range, with the order never chosen, or the test line's unigram scored on validation.
@@ -356,6 +367,13 @@ TEST_CASE("read_lm_text: a folder's files in name order; links and binary files 
   CHECK(read_lm_text(dir / "a.txt").bytes == "first\n");
 }
 
+TEST_CASE("read_lm_text: a folder's files joined in name order, not the order the folder lists them") {
+  // Guards the sort dropped: eight files made last name first, so no file system's order is likely sorted.
+  TempDir dir("az_lm_order");
+  for (char c = 'h'; c >= 'a'; --c) std::ofstream(dir / (std::string(1, c) + ".txt")) << c;
+  CHECK(read_lm_text(dir.path).bytes == "abcdefgh");
+}
+
 TEST_CASE("the byte n-gram: a distribution at every order, better than the unigram on text with structure") {
   std::string text;
   Rng r(2);
@@ -377,6 +395,25 @@ TEST_CASE("the byte n-gram: a distribution at every order, better than the unigr
   CHECK(five < 0.5 * uni);
   // after "the c" only "a" was ever seen
   CHECK(ng.prob(reinterpret_cast<const uint8_t*>("the c"), 5, 'a', 5) > 0.9);
+}
+
+TEST_CASE("the byte n-gram by hand: a bigram fitted on \"abab\" scores \"ab\" at 0.1584 bits per byte") {
+  // Guards a history one byte short, nats as bits, the mean over the first (context-only) byte too, a
+  // uniform floor of 1/257, the last training byte not counted, and prob() ignoring use_order.
+  const std::string text = "abab";
+  ByteNgram g(text, 0, 4, 2);
+  // order 1: a 2, b 2: n1 = 0, n2 = 2, D = 0 is outside (0, 1): D1 = 0.5.  P1(b) = (2 - 0.5) / 4 + 0.5 * 2 / 4 / 256
+  const double p1 = 1.5 / 4 + 1.0 / 1024;  // 0.3759765625
+  // order 2: ab 2, ba 1: D2 = 1 / (1 + 2) = 1/3; after a (#h = 2, u(h) = 1): P(b | a) = (2 - 1/3) / 2 + 1/3 * 1 / 2 * P1(b)
+  const double p2 = 5.0 / 6 + p1 / 6;  // 0.89599609375
+  CHECK(g.discount(0) == doctest::Approx(0.5));
+  CHECK(g.discount(1) == doctest::Approx(1.0 / 3));
+  const uint8_t a = 'a';
+  CHECK(g.prob(&a, 1, 'b', 2) == doctest::Approx(p2).epsilon(1e-12));
+  CHECK(g.prob(&a, 1, 'b', 1) == doctest::Approx(p1).epsilon(1e-12));  // use_order 1: the history is not read
+  // "ab": the first byte is context only; b after a costs -log2(0.89599609375) = 0.158436 bits
+  CHECK(g.bits_per_byte("ab", 0, 2, 2) == doctest::Approx(0.15843565226942488).epsilon(1e-9));
+  CHECK(g.bits_per_byte("ab", 0, 2, 1) == doctest::Approx(1.4112853644177363).epsilon(1e-9));  // -log2 P1(b)
 }
 
 TEST_CASE("sampling: flag ranges, greedy and top-k 1 take the arg-max, top-p keeps the likely set, a seed repeats") {
@@ -526,4 +563,29 @@ TEST_CASE("attnzoo bench-generate: a row per model, its record and chart") {
   for (std::string l; std::getline(js2, l);) rows.push_back(l);
   REQUIRE(rows.size() == 3);  // full at 32 and 128, test-rerun at 32 only
   CHECK(contains(rows[0], "\"model\": \"test-rerun\", \"context\": 32"));
+  // full's KV cache after C + 2 tokens, per layer K and V of 16 floats: 34 * 2 * 16 * 4 B = 4.25 KB at 32,
+  // 130 * 128 B = 16.25 KB at 128 (guards KB as 1000 bytes and timing from C - 1; 4.352 and 4.125 then)
+  CHECK(contains(rows[1], "\"model\": \"full\", \"context\": 32, "));
+  CHECK(contains(rows[1], "\"state_kb\": 4.25, "));
+  CHECK(contains(rows[2], "\"state_kb\": 16.25, "));
+}
+
+TEST_CASE("attnzoo bench-generate --replot: the table and linear's speed-up over full at the longest context, by hand") {
+  // Guards the speed-up printed as full / linear (0.1x) or taken at the shortest context (3.0x).
+  TempDir dir("az_lm_replot");
+  std::filesystem::create_directories(dir / "out");
+  {
+    std::ofstream js(dir / "out/bench_generate.jsonl");
+    auto row = [&](const char* m, int c, int tps, int kb, const char* how) {
+      js << "{\"model\": \"" << m << "\", \"context\": " << c << ", \"tokens_per_s\": " << tps << ", \"state_kb\": " << kb
+         << ", \"decoding\": \"" << how << "\", \"dim\": 64, \"layers\": 2}\n";
+    };
+    row("full", 1024, 100, 512, "KV cache"), row("full", 4096, 40, 2048, "KV cache");
+    row("linear", 1024, 300, 8, "recurrent state"), row("linear", 4096, 320, 8, "recurrent state");
+  }
+  Run r = run_program("bench-generate --replot --out " + (dir / "out"), dir);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "| full | KV cache | 100 | 40 | 512.0 KB | 2048.0 KB |"));
+  CHECK(contains(r.out, "at 4K context: linear generates 8.0x the tokens/s of full"));  // 320 / 40
 }
