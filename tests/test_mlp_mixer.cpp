@@ -346,3 +346,66 @@ TEST_CASE("fnet: Re(FFT) of a 2 x 2 and a 3 x 1 input worked out by hand, defaul
       for (size_t i = 0; i < c.unscaled.size(); ++i) CHECK(y.data()[i] == doctest::Approx(c.unscaled[i]).epsilon(1e-5));
   }
 }
+
+// ---- round r79m: Mixer's and gMLP's mixing against values worked out by hand ----------------
+// The cases above compare forward() with reference(), a loop or a composition that read the same
+// parameters: a bug in what the module builds (both layers reading W1, a bias started at 1, the
+// output layer started at 0, the gate norm's epsilon) is shared and passed them.
+
+// Guards r79m-mixer-w2-is-w1 (and token mixing run along channels).  N = 2, D = 2, D_S = 1:
+// W1 = (1,2), b1 = 0.5, W2 = (1,-1), b2 = (0,3).  Channel 0 reads (1,-1): pre = 1 - 2 + 0.5 = -0.5,
+// gelu(-0.5) = -0.154286, y = (-0.154286, 3.154286).  Channel 1 reads (0,1): pre = 2.5,
+// gelu(2.5) = 2.484916, y = (2.484916, 0.515084).  (Both layers W1: y_1 = 2 gelu + 3.)
+TEST_CASE("mixer by hand: 2 tokens, 2 channels, one hidden unit") {
+  auto m = make_attention("mixer", config(2, 2, {{"token_hidden", 1}}));
+  auto set = [&](const char* name, std::vector<float> v) {
+    Tensor p = find_param(*m, name);
+    std::copy(v.begin(), v.end(), p.data());
+  };
+  set("token_fc1.weight", {1, 2}), set("token_fc1.bias", {0.5f});
+  set("token_fc2.weight", {1, -1}), set("token_fc2.bias", {0, 3});
+  Tensor x = Tensor::from({1, 2, 2}, {1, 0, -1, 1});
+  NoGradGuard ng;
+  const std::vector<double> want = {-0.154286, 2.484916, 3.154286, 0.515084};
+  for (Tensor y : {m->forward(x, Tensor()), m->reference(x, Tensor())})
+    for (int i = 0; i < 4; ++i) CHECK(y.data()[i] == doctest::Approx(want[i]).epsilon(1e-5));
+}
+
+// Guards r79m-mixer-b1-init-one, r79m-mixer-w2-init-zero: at initialisation both token biases are 0
+// (so an all-zero input maps to 0: gelu(0) = 0), and both weights are Xavier-uniform over
+// (max_len, D_S) = (12, 4): |w| <= sqrt(6/16) = 0.612, and of 48 draws some above half that.
+TEST_CASE("mixer at initialisation: zero biases (zeros in, zeros out), both token weights Xavier-uniform") {
+  auto m = make_attention("mixer", config(8, 12));
+  NoGradGuard ng;
+  for (float v : m->forward(Tensor::zeros({1, 12, 8}), Tensor()).to_vector()) REQUIRE(v == 0.0f);
+  const float a = std::sqrt(6.0f / 16.0f);
+  for (const char* name : {"token_fc1.weight", "token_fc2.weight"}) {
+    CAPTURE(name);
+    float hi = 0;
+    for (float v : find_param(*m, name).to_vector()) hi = std::max(hi, std::fabs(v));
+    CHECK(hi <= a);
+    CHECK(hi > a / 2);
+  }
+}
+
+// Guards r79m-gmlp-norm-on-value-half, -ref-halves-swapped, -spatial-transposed, -norm-eps-large
+// and the gate bias starting at 0.  D = h = N = 2, U1 = I, U2 = [[0,1],[1,0]] (swaps channels),
+// V = I, linear biases 0, norm at init, W_s = [[0, 0.5], [0.25, 0]], b at its init 1.
+// x_0 = (2,0), x_1 = (0,1).  Z1_0 = (gelu 2, 0) = (1.954598, 0), Z1_1 = (0, gelu 1 = 0.841192).
+// Z2_0 = gelu(0,2) -> LN (-1,1); Z2_1 = gelu(1,0) -> LN (1,-1) (to 1e-5).
+// gate_0 = 0.5 LN(Z2_1) + 1 = (1.5, 0.5); gate_1 = 0.25 LN(Z2_0) + 1 = (0.75, 1.25).
+// out_0 = (1.954598 * 1.5, 0) = (2.931897, 0); out_1 = (0, 0.841192 * 1.25) = (0, 1.051490).
+TEST_CASE("gmlp by hand: spatial gating of 2 tokens, U2 swapping channels, W_s off the diagonal, bias 1") {
+  auto m = make_attention("gmlp", config(2, 2, {{"hidden", 2}}));
+  auto set = [&](const char* name, std::vector<float> v) {
+    Tensor p = find_param(*m, name);
+    std::copy(v.begin(), v.end(), p.data());
+  };
+  set("proj_u.weight", {1, 0, 0, 1}), set("proj_v.weight", {0, 1, 1, 0}), set("proj_out.weight", {1, 0, 0, 1});
+  set("spatial.weight", {0, 0.5f, 0.25f, 0});
+  Tensor x = Tensor::from({1, 2, 2}, {2, 0, 0, 1});
+  NoGradGuard ng;
+  const std::vector<double> want = {2.931897, 0, 0, 1.051490};
+  for (Tensor y : {m->forward(x, Tensor()), m->reference(x, Tensor())})
+    for (int i = 0; i < 4; ++i) CHECK(y.data()[i] == doctest::Approx(want[i]).epsilon(1e-4));
+}

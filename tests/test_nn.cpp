@@ -458,3 +458,104 @@ TEST_CASE("initialisers: Xavier-uniform fills [-a, a] with a = sqrt(6 / (fan_in 
   CHECK(std::fabs(sum / n) < 0.0005);  // standard error 0.00009
   CHECK(std::sqrt(sq / n) == doctest::Approx(0.02).epsilon(0.02));
 }
+
+// ---- round r79m: layers and the module tree against values worked out by hand --------------
+// The cases above check shapes, gradchecks and one-level flags; a bias added twice or never (it
+// starts at 0), a gain and shift swapped (the init gain 1 and shift 0 hide it in a gradcheck), a
+// grandchild left in training mode or a grandchild's name missing its parent passed them all.
+
+// Guards r79m-linear-bias-dropped, -bias-twice, -nobias-registered: W = [[1,2],[3,4]] ([in,out]),
+// b = (10,20), x = (1,1): x W + b = (1+3, 2+4) + b = (14, 26) (no bias: (4,6); twice: (24,46)).
+// Linear(3, 2, bias = false) holds one parameter, the 3 x 2 weight.
+TEST_CASE("Linear by hand: (1,1) [[1,2],[3,4]] + (10,20) = (14,26); without a bias, no bias parameter") {
+  Rng r(1);
+  Linear lin(2, 2, true, r);
+  for (int i = 0; i < 4; ++i) lin.weight.data()[i] = float(i + 1);
+  lin.bias.data()[0] = 10, lin.bias.data()[1] = 20;
+  CHECK(lin.forward(Tensor::from({1, 2}, {1, 1})).to_vector() == std::vector<float>{14, 26});
+  Linear nb(3, 2, false, r);
+  REQUIRE(nb.named_parameters().size() == 1);
+  CHECK(nb.named_parameters()[0].name == "weight");
+  CHECK(nb.num_parameters() == 6);
+  CHECK_FALSE(nb.bias.defined());
+}
+
+// Guards r79m-linear-rng-ignored, r79m-embedding-rng-ignored: a layer built from Rng(5) draws from
+// it, not from the global generator (which moves between the two builds here).
+TEST_CASE("Linear and Embedding draw their initial weights from the generator passed") {
+  Rng a(5), b(5);
+  Linear la(3, 2, true, a);
+  global_rng().normal();
+  Linear lb(3, 2, true, b);
+  CHECK(la.weight.to_vector() == lb.weight.to_vector());
+  Embedding ea(4, 3, a);
+  global_rng().normal();
+  Embedding eb(4, 3, b);
+  CHECK(ea.weight.to_vector() == eb.weight.to_vector());
+}
+
+// Guards r79m-layernorm-gain-bias-swapped, -gain-zero, -beta-one, -eps-dropped.  (1,3): mean 2,
+// variance 1, normed (-1,1)/sqrt(1 + 1e-5).  Gain (2,2), shift (0,1): (-2, 3) (swapped: (2,3)).
+// At init (gain 1, shift 0): (-1, 1).  A constant row (5,5) normalises to 0 thanks to epsilon
+// (without it 0/0 = NaN), leaving the shift (0,1).
+TEST_CASE("LayerNorm by hand: (1,3) with gain (2,2), shift (0,1) = (-2,3); at init (-1,1); a constant row gives the shift") {
+  LayerNorm n(2);
+  Tensor x = Tensor::from({2, 2}, {1, 3, 5, 5});
+  std::vector<float> y = n.forward(x).to_vector();
+  CHECK(y[0] == doctest::Approx(-1.0).epsilon(1e-5));
+  CHECK(y[1] == doctest::Approx(1.0).epsilon(1e-5));
+  CHECK(y[2] == 0.0f);
+  CHECK(y[3] == 0.0f);
+  n.gamma.data()[0] = 2, n.gamma.data()[1] = 2, n.beta.data()[0] = 0, n.beta.data()[1] = 1;
+  y = n.forward(x).to_vector();
+  CHECK(y[0] == doctest::Approx(-2.0).epsilon(1e-5));
+  CHECK(y[1] == doctest::Approx(3.0).epsilon(1e-5));
+  CHECK(y[2] == doctest::Approx(0.0));
+  CHECK(y[3] == doctest::Approx(1.0));
+}
+
+// Guards r79m-positions-last-rows: table rows (0,1), (2,3), (4,5), (6,7); a 2-position input of
+// zeros gets the first two rows, (0,1,2,3), not the last two.
+TEST_CASE("learned positions: a shorter sequence adds the table's first rows") {
+  Rng r(2);
+  LearnedPositions lp(4, 2, r);
+  for (int i = 0; i < 8; ++i) lp.table.data()[i] = float(i);
+  CHECK(lp.forward(Tensor::zeros({1, 2, 2})).to_vector() == std::vector<float>{0, 1, 2, 3});
+}
+
+// Guards r79m-dropout-in-eval: Dropout(0.25) on 4000 ones keeps each as 1 / 0.75 = 4/3 or drops it
+// to 0, about 1000 zeros (standard deviation 27); in eval mode it returns the ones unchanged.
+TEST_CASE("Dropout(0.25) by hand: outputs 0 or 4/3, a quarter dropped, identity in eval") {
+  Dropout d(0.25f);
+  Tensor x = Tensor::ones({4000});
+  int zeros = 0, other = 0;
+  for (float v : d.forward(x).to_vector()) zeros += v == 0.0f, other += v != 0.0f && std::fabs(v - 4.0f / 3.0f) > 1e-6f;
+  CHECK(other == 0);
+  CHECK(zeros > 850);
+  CHECK(zeros < 1150);
+  d.eval();
+  CHECK(d.forward(x).to_vector() == x.to_vector());
+}
+
+// Guards r79m-train-one-level, r79m-collect-prefix-lost, r79m-collect-children-params-as-buffers,
+// r79m-ffn-fc2-named-fc1: a tree two levels deep, outer -> block -> ff (fc1, fc2, drop), with a
+// sinusoidal table (a buffer) beside the block.  Names carry every level's prefix; the only buffer is
+// pos.table; eval() reaches the grandchild's dropout and train() turns it back on.
+TEST_CASE("a two-level module tree: full names, buffers apart, train/eval reach the grandchildren") {
+  Rng r(3);
+  Module outer;
+  auto block = outer.register_module("block", std::make_shared<Module>());
+  auto ff = block->register_module("ff", std::make_shared<FeedForward>(2, 3, 0.5f, r));
+  outer.register_module("pos", std::make_shared<SinusoidalPositions>(4, 2));
+  std::vector<std::string> names;
+  for (auto& p : outer.named_parameters()) names.push_back(p.name);
+  CHECK(names == std::vector<std::string>{"block.ff.fc1.weight", "block.ff.fc1.bias", "block.ff.fc2.weight", "block.ff.fc2.bias"});
+  auto buffers = outer.named_buffers();
+  REQUIRE(buffers.size() == 1);
+  CHECK(buffers[0].name == "pos.table");
+  outer.eval();
+  CHECK_FALSE(ff->drop->is_training());
+  CHECK_FALSE(ff->is_training());
+  outer.train();
+  CHECK(ff->drop->is_training());
+}
