@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -760,4 +761,113 @@ TEST_CASE("a product split among threads by rows, columns or inner slices equals
   CHECK(gemm_split(64, 64, 64, 16, 1 << 21).split == GemmSplit::None);
   CHECK(gemm_split(8192, 384, 128, 1, 1 << 21).split == GemmSplit::None);
   CHECK(gemm_split(1024, 128, 128, 16, 1 << 21).parts == 8);  // 2^24 multiply-adds: 8 parts of 2^21
+}
+
+// ---- forwards stated by hand ----------------------------------------------------------------------------
+// gradcheck compares an op's backward with finite differences of its own forward, so a wrong forward
+// with a consistent backward (both reading the same wrong elements) passes it.  These cases state the
+// forward's value on a tiny input, worked out by hand (round r79l's planted bugs in the comments).
+namespace {
+void check_values(const Tensor& t, const Shape& shape, const std::vector<double>& want, double eps = 1e-5) {
+  REQUIRE(t.shape() == shape);
+  for (size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    CHECK(t.data()[i] == doctest::Approx(want[i]).epsilon(eps));
+  }
+}
+}  // namespace
+
+TEST_CASE("by hand: transpose, narrow, concat, gather and scatter-add on 2x3 inputs") {
+  // x [2,1,3] = 1..6: transpose(x, 0, 2) is [3,1,2] with y[k][0][i] = x[i][0][k]
+  // (guards swapping a with its neighbour instead of b)
+  Tensor x = Tensor::from({2, 1, 3}, {1, 2, 3, 4, 5, 6});
+  check_values(transpose(x, 0, 2), {3, 1, 2}, {1, 4, 2, 5, 3, 6});
+  // [[0,1,2,3],[4,5,6,7]] narrowed to columns 1..2 is [[1,2],[5,6]]; its gradient lands there
+  // (guards a narrow starting one element late in forward and backward alike)
+  Tensor w = Tensor::from({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}).set_requires_grad();
+  Tensor n = narrow(w, 1, 1, 2);
+  check_values(n, {2, 2}, {1, 2, 5, 6});
+  sum(n).backward();
+  check_values(w.grad(), {2, 4}, {0, 1, 1, 0, 0, 1, 1, 0});
+  // [[1],[2]] then [[3,4],[5,6]] along axis 1 is [[1,3,4],[2,5,6]] (guards the pieces laid out last first)
+  Tensor a = Tensor::from({2, 1}, {1, 2}), b = Tensor::from({2, 2}, {3, 4, 5, 6});
+  check_values(concat({a, b}, 1), {2, 3}, {1, 3, 4, 2, 5, 6});
+  check_values(concat({b, a}, 1), {2, 3}, {3, 4, 1, 5, 6, 2});
+  // gather along axis 1 of [[1,2,3],[4,5,6]] at [[2,0],[1,1]] is [[3,1],[5,5]]; scatter-adding
+  // [[1,2],[3,4]] there into zeros gives [[2,0,1],[0,7,0]] (guards row 1's offset strided by the
+  // index's 2 columns instead of the input's 3)
+  Tensor g = Tensor::from({2, 3}, {1, 2, 3, 4, 5, 6});
+  IntTensor idx({2, 2}, {2, 0, 1, 1});
+  check_values(gather(g, 1, idx), {2, 2}, {3, 1, 5, 5});
+  check_values(scatter_add(Tensor::zeros({2, 3}), 1, idx, Tensor::from({2, 2}, {1, 2, 3, 4})), {2, 3}, {2, 0, 1, 0, 7, 0});
+}
+
+TEST_CASE("by hand: mean, max, add_scalar and size on [[1,2,3],[4,5,6]]") {
+  Tensor x = Tensor::from({2, 3}, {1, 2, 3, 4, 5, 6}).set_requires_grad();
+  // column means (2.5, 3.5, 4.5), row means (2, 5), all 21/6 = 3.5; d mean(x, 0) / dx = 1/2
+  // (guards dividing by the last dim's size or by the rows instead of the count)
+  check_values(mean(x, 0), {3}, {2.5, 3.5, 4.5});
+  check_values(mean(x, 1), {2}, {2, 5});
+  CHECK(mean(x).item() == doctest::Approx(3.5));
+  sum(mean(x, 0)).backward();
+  check_values(x.grad(), {2, 3}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5});
+  // max of [[1,5,2],[7,0,3]]: rows (5, 7), columns (7, 5, 3), all 7; the gradient goes to 5 and 7
+  // (guards a flipped comparison: argmin, whose backward routes to the same wrong element)
+  Tensor m = Tensor::from({2, 3}, {1, 5, 2, 7, 0, 3}).set_requires_grad();
+  check_values(max(m, 0), {3}, {7, 5, 3});
+  CHECK(max(m).item() == 7.0f);
+  Tensor r = max(m, 1);
+  check_values(r, {2}, {5, 7});
+  sum(r).backward();
+  check_values(m.grad(), {2, 3}, {0, 1, 0, 1, 0, 0});
+  // (1, 2) + 3 = (4, 5) (guards a subtraction: the derivative 1 is the same)
+  check_values(add_scalar(Tensor::from({2}, {1, 2}), 3.0f), {2}, {4, 5});
+  // size(-1) of [3,5,7] is 7, size(-3) is 3 (guards counting negative axes from the wrong end)
+  Tensor t = Tensor::zeros({3, 5, 7});
+  CHECK(t.size(-1) == 7);
+  CHECK(t.size(-2) == 5);
+  CHECK(t.size(-3) == 3);
+}
+
+TEST_CASE("by hand: softmax of (0, ln 3) is (1/4, 3/4); far-apart logits do not overflow") {
+  // rows (0, ln 3) and (ln 3, 0): (1/4, 3/4) and (3/4, 1/4) along the last axis
+  const float l3 = std::log(3.0f);
+  Tensor x = Tensor::from({2, 2}, {0, l3, l3, 0});
+  check_values(softmax(x), {2, 2}, {0.25, 0.75, 0.75, 0.25});
+  check_values(log_softmax(x), {2, 2}, {std::log(0.25), std::log(0.75), std::log(0.75), std::log(0.25)});
+  // (0, 200, 200 - ln 3) is (0, 3/4, 1/4) (e^-200 is 0 in float): shifted by the first logit instead of
+  // the max, both exponents pass exp's clamp at 88 and the row comes out (0, 1/2, 1/2)
+  check_values(softmax(Tensor::from({3}, {0, 200, 200 - l3})), {3}, {0, 0.75, 0.25});
+  check_values(softmax(Tensor::from({2}, {0, 1000})), {2}, {0, 1});
+  // cross-entropy of rows (0, ln 3) at label 1 and (0, 0) at label 0, a third row ignored:
+  // (-ln 3/4 + ln 2) / 2 = (0.287682 + 0.693147) / 2 (guards counting the ignored row)
+  Tensor lg = Tensor::from({3, 2}, {0, l3, 0, 0, 5, -5});
+  CHECK(cross_entropy(lg, IntTensor({3}, {1, 0, -100})).item() == doctest::Approx(0.4904146).epsilon(1e-5));
+}
+
+TEST_CASE("by hand: layer norm of (1, 3) is (-1, 1) / sqrt(1 + eps)") {
+  // mean 2, biased variance 1: at eps = 1 the row is (-1, 1) / sqrt(2); epsilon added to the standard
+  // deviation would give (-1, 1) / 2, the unbiased variance 2 gives (-1, 1) / sqrt(3)
+  Tensor x = Tensor::from({1, 2}, {1, 3});
+  Tensor one = Tensor::ones({2}), zero = Tensor::zeros({2});
+  check_values(layer_norm(x, one, zero, 1.0f), {1, 2}, {-0.70710678, 0.70710678});
+  // default eps 1e-5: (-1, 1) / sqrt(1.00001); gamma (2, 1) and beta (0, 10) give (-2, 11)
+  check_values(layer_norm(x, Tensor::from({2}, {2, 1}), Tensor::from({2}, {0, 10})), {1, 2},
+               {-2 / std::sqrt(1.00001), 10 + 1 / std::sqrt(1.00001)}, 1e-6);
+}
+
+TEST_CASE("by hand: Tensor::uniform stays in [lo, hi) and fills it; a root's gradient adds to the one it holds") {
+  // 1000 draws from [2, 4): every one inside, the extremes near both ends (guards [lo, lo + hi))
+  Rng r(11);
+  Tensor u = Tensor::uniform({1000}, 2.0f, 4.0f, r);
+  float lo = *std::min_element(u.data(), u.data() + 1000), hi = *std::max_element(u.data(), u.data() + 1000);
+  CHECK(lo >= 2.0f);
+  CHECK(lo < 2.1f);
+  CHECK(hi < 4.0f);
+  CHECK(hi > 3.9f);
+  // a leaf as root, twice: (1, 1) then (2, 3) sum to (3, 4) (guards the seed overwriting)
+  Tensor leaf = Tensor::from({2}, {5, 6}).set_requires_grad();
+  leaf.backward(Tensor::from({2}, {1, 1}));
+  leaf.backward(Tensor::from({2}, {2, 3}));
+  check_values(leaf.grad(), {2}, {3, 4});
 }
